@@ -1,0 +1,151 @@
+// RAII owners for CUDA resources and the one path that turns a CUDA error into
+// gutf8::error with context. Host code only (tests, benchmarks, the pipeline);
+// device-API entry points return cudaError_t instead of throwing.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "gutf8/error.hpp"
+
+namespace gutf8::cuda {
+
+[[noreturn]] inline void raise(cudaError_t status, const char* context) {
+  const errc code = status == cudaErrorMemoryAllocation ? errc::out_of_memory
+                    : (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver)
+                        ? errc::no_device
+                        : errc::device_failure;
+  throw error(code, std::string(context) + ": " + cudaGetErrorString(status) + " (" +
+                        cudaGetErrorName(status) + ")");
+}
+
+inline void check(cudaError_t status, const char* context) {
+  if (status != cudaSuccess) raise(status, context);
+}
+
+// After a kernel launch: launch-configuration errors surface through cudaGetLastError.
+inline void check_launch(const char* kernel_name) { check(cudaGetLastError(), kernel_name); }
+
+namespace detail {
+struct device_free {
+  void operator()(void* p) const noexcept { cudaFree(p); }
+};
+struct host_free {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }
+};
+}  // namespace detail
+
+// Device memory for n objects of T (uninitialised).
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t n) : size_(n) {
+    void* p = nullptr;
+    if (n != 0) check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
+    ptr_.reset(p);
+  }
+  [[nodiscard]] T* data() const noexcept { return static_cast<T*>(ptr_.get()); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+
+  void upload(std::span<const T> host, cudaStream_t s = nullptr) {
+    check(cudaMemcpyAsync(data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, s),
+          "cudaMemcpyAsync H2D");
+  }
+  void download(std::span<T> host, cudaStream_t s = nullptr) const {
+    check(cudaMemcpyAsync(host.data(), data(), host.size_bytes(), cudaMemcpyDeviceToHost, s),
+          "cudaMemcpyAsync D2H");
+  }
+
+ private:
+  std::unique_ptr<void, detail::device_free> ptr_;
+  std::size_t size_ = 0;
+};
+
+// Page-locked host memory for n objects of T, so copies can overlap kernels.
+template <class T>
+class pinned_buffer {
+ public:
+  pinned_buffer() = default;
+  explicit pinned_buffer(std::size_t n) : size_(n) {
+    void* p = nullptr;
+    if (n != 0) check(cudaMallocHost(&p, n * sizeof(T)), "cudaMallocHost");
+    ptr_.reset(p);
+  }
+  [[nodiscard]] T* data() const noexcept { return static_cast<T*>(ptr_.get()); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::span<T> span() const noexcept { return {data(), size_}; }
+
+ private:
+  std::unique_ptr<void, detail::host_free> ptr_;
+  std::size_t size_ = 0;
+};
+
+class stream {
+ public:
+  stream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~stream() {
+    if (s_ != nullptr) cudaStreamDestroy(s_);
+  }
+  stream(stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  stream& operator=(stream&& o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  stream(const stream&) = delete;
+  stream& operator=(const stream&) = delete;
+  [[nodiscard]] cudaStream_t get() const noexcept { return s_; }
+  operator cudaStream_t() const noexcept { return s_; }  // NOLINT: reads like CUB's stream args
+  void synchronize() const { check(cudaStreamSynchronize(s_), "cudaStreamSynchronize"); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class event {
+ public:
+  event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
+  ~event() {
+    if (e_ != nullptr) cudaEventDestroy(e_);
+  }
+  event(event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  event& operator=(event&& o) noexcept {
+    std::swap(e_, o.e_);
+    return *this;
+  }
+  event(const event&) = delete;
+  event& operator=(const event&) = delete;
+  [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }
+  void record(cudaStream_t s = nullptr) { check(cudaEventRecord(e_, s), "cudaEventRecord"); }
+  void synchronize() const { check(cudaEventSynchronize(e_), "cudaEventSynchronize"); }
+  // Milliseconds from `start` to this event (both recorded and complete).
+  [[nodiscard]] float elapsed_since(const event& start) const {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start.e_, e_), "cudaEventElapsedTime");
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Why no GPU is usable, or an empty string when one is.
+inline std::string gpu_unavailable_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky state so later probes start clean
+    return std::string("CUDA runtime reports ") + cudaGetErrorName(status) + ": " +
+           cudaGetErrorString(status);
+  }
+  if (count == 0) return "no CUDA device present";
+  return {};
+}
+
+}  // namespace gutf8::cuda

@@ -1,0 +1,30 @@
+// The one error type of gutf8. Library code that a user calls in a loop returns
+// status values; this exception is only raised by set-up paths (backend selection,
+// allocation of RAII resources) and by the host convenience wrappers.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gutf8 {
+
+enum class errc : int {
+  ok = 0,
+  invalid_argument,   // bad sizes, null buffers, unsupported option
+  output_too_small,   // the caller's output span cannot hold the worst case
+  no_device,          // CUDA backend asked for but not built in or no usable GPU
+  device_failure,     // a CUDA call failed (message carries its name and context)
+  out_of_memory,      // device or pinned allocation failed
+  io_failure,         // reading or writing a file or pipe
+};
+
+class error : public std::runtime_error {
+ public:
+  error(errc code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  [[nodiscard]] errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+}  // namespace gutf8
