@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,7 +23,17 @@ struct options {
   gutf8::backend backend = backend::auto_select;
   unsigned threads = 0;     // CPU backend: 0 = all hardware threads
   int device = 0;           // CUDA backend: device ordinal
+  // Total input bytes when known (e.g. the file size), 0 when not. Only backend::auto_select
+  // reads it: see auto_gpu_threshold.
+  std::uint64_t size_hint = 0;
 };
+
+// backend::auto_select uses the GPU (when one is usable) for an input of at least this many
+// bytes: size_hint when known, else the block at hand (the whole input of a one-shot call, one
+// chunk of a stream). Smaller inputs stay on the CPU, which also spares them the CUDA start-up
+// (~0.1-0.3 s). 64 MiB is an estimate of where transfer + start-up cost is repaid; it must be
+// confirmed by the end-to-end benchmark (scripts/bench_e2e.sh).
+inline constexpr std::uint64_t auto_gpu_threshold = std::uint64_t{64} << 20;
 
 // True when this build has the CUDA backend and a usable GPU is present.
 bool cuda_available() noexcept;

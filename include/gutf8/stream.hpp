@@ -29,6 +29,17 @@ struct stream_config {
   options backend{};
 };
 
+// Where a stream's time went on the GPU (for diagnostics such as `gutf8 --verbose`), summed
+// over its chunks; all zero when the CPU did the work. Measured with CUDA events, so stages that
+// overlap (two CUDA streams) add up to more than the wall-clock time.
+struct stream_timings {
+  double h2d_seconds = 0;      // host-to-device copies
+  double kernel_seconds = 0;   // kernels
+  double d2h_seconds = 0;      // device-to-host copies (results and output)
+  double staging_seconds = 0;  // host copies through page-locked staging (pageable chunk or out)
+  std::uint64_t gpu_bytes = 0;  // input bytes processed on the GPU
+};
+
 struct code_point_count {
   char32_t code_point;
   std::uint64_t count;
@@ -51,6 +62,16 @@ class stream {
   // Ends the input. A carried partial sequence becomes one error unit.
   bool finish(std::vector<std::byte>& out);
 
+  // feed / finish into caller-provided memory of at least max_output(chunk.size()) bytes
+  // (max_output(0) for finish_into); return the bytes written (check stopped() for strict mode).
+  // Nothing is allocated; with chunk and out in host_buffers the CUDA backend transfers them
+  // without staging copies. Throws gutf8::error(output_too_small) for a short out.
+  [[nodiscard]] std::size_t max_output(std::size_t chunk_bytes) const noexcept;
+  std::size_t feed_into(std::span<const std::byte> chunk, std::span<std::byte> out);
+  std::size_t finish_into(std::span<std::byte> out);
+
+  [[nodiscard]] stream_timings timings() const;
+
   [[nodiscard]] const text_stats& stats() const noexcept;  // counts so far
   [[nodiscard]] bool stopped() const noexcept;
   // The n most frequent code points (count descending, then code point ascending).
@@ -60,6 +81,32 @@ class stream {
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
+};
+
+// Host memory for chunks and outputs that the GPU can transfer without a staging copy:
+// page-locked when `opt` selects the GPU for an input of opt.size_hint bytes (backend::cuda, or
+// auto_select with size_hint >= auto_gpu_threshold, and a usable GPU) and page-locking
+// succeeds; ordinary memory otherwise. Uninitialised, move-only. Throws std::bad_alloc.
+class host_buffer {
+ public:
+  host_buffer() = default;
+  host_buffer(std::size_t bytes, const options& opt);
+  ~host_buffer();
+  host_buffer(host_buffer&& o) noexcept;
+  host_buffer& operator=(host_buffer&& o) noexcept;
+  host_buffer(const host_buffer&) = delete;
+  host_buffer& operator=(const host_buffer&) = delete;
+
+  [[nodiscard]] std::byte* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::span<std::byte> span() const noexcept { return {data_, size_}; }
+  [[nodiscard]] bool pinned() const noexcept { return pinned_; }
+
+ private:
+  void release() noexcept;
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool pinned_ = false;
 };
 
 }  // namespace gutf8

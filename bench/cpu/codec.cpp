@@ -1,0 +1,217 @@
+// CPU codec throughput: gutf8 against utfcpp and iconv, on mixed-script text and ASCII.
+// Inputs: corpus/sample/{mixed,ascii}.txt tiled to 16 MiB when present (found from this
+// file's path, or GUTF8_CORPUS_DIR), otherwise generated mixed-script text.
+// Reproduce: bench_cpu_codec --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+#include <iconv.h>
+#include <utf8.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gutf8/gutf8.hpp"
+
+namespace {
+
+constexpr std::size_t target_size = std::size_t{16} << 20;
+
+std::filesystem::path corpus_dir() {
+  if (const char* dir = std::getenv("GUTF8_CORPUS_DIR")) return dir;
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "corpus" / "sample";
+}
+
+// Appends c as UTF-8 (the bench must not lean on the library it measures).
+void append_utf8(std::string& s, char32_t c) {
+  const auto v = static_cast<std::uint32_t>(c);
+  if (v < 0x80) {
+    s += char(v);
+  } else if (v < 0x800) {
+    s += char(0xC0 | v >> 6), s += char(0x80 | (v & 0x3F));
+  } else if (v < 0x10000) {
+    s += char(0xE0 | v >> 12), s += char(0x80 | (v >> 6 & 0x3F)), s += char(0x80 | (v & 0x3F));
+  } else {
+    s += char(0xF0 | v >> 18), s += char(0x80 | (v >> 12 & 0x3F));
+    s += char(0x80 | (v >> 6 & 0x3F)), s += char(0x80 | (v & 0x3F));
+  }
+}
+
+// Words from several scripts separated by spaces and newlines, like multilingual prose.
+std::string generated_mixed() {
+  std::mt19937_64 g(42);
+  constexpr std::pair<char32_t, char32_t> scripts[] = {{'a', 'z'},        {0xE0, 0xFF},   {0x3B1, 0x3C9},
+                                                       {0x430, 0x44F},    {0x5D0, 0x5EA}, {0x4E00, 0x9FFF},
+                                                       {0x1F600, 0x1F64F}};
+  std::string s;
+  while (s.size() < target_size) {
+    const auto& [lo, hi] = scripts[g() % std::size(scripts)];
+    for (std::size_t words = 1 + g() % 12; words-- > 0;) {
+      for (std::size_t n = 1 + g() % 8; n-- > 0;) append_utf8(s, char32_t(lo + g() % (hi - lo + 1)));
+      s += g() % 10 == 0 ? '\n' : ' ';
+    }
+  }
+  return s;
+}
+
+std::string tiled(const char* name, std::string (*fallback)()) {
+  std::ifstream file(corpus_dir() / name, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  const std::string sample = text.str();
+  if (!file || sample.empty()) return fallback();
+  std::string s;
+  s.reserve(target_size + sample.size());
+  while (s.size() < target_size) s += sample;
+  return s;
+}
+
+std::string generated_ascii() {
+  std::string s = generated_mixed();
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) >= 0x80) c = 'x';
+  return s;
+}
+
+const std::string& input(bool ascii) {
+  static const std::string mixed = tiled("mixed.txt", generated_mixed);
+  static const std::string plain = tiled("ascii.txt", generated_ascii);
+  return ascii ? plain : mixed;
+}
+
+void label(benchmark::State& state, const std::string& in) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size()));
+  state.SetLabel(state.range(0) ? "ascii" : "mixed");
+}
+
+gutf8::options threads(unsigned n) {
+  gutf8::options o;
+  o.backend = gutf8::backend::cpu;
+  o.threads = n;
+  return o;
+}
+
+void gutf8_decode(benchmark::State& state, unsigned n) {
+  const std::string& in = input(state.range(0) != 0);
+  std::vector<char32_t> out(in.size());
+  for (auto _ : state) {
+    const auto r =
+        gutf8::decode(gutf8::as_bytes(in), std::span(out), gutf8::error_policy::strict, threads(n));
+    benchmark::DoNotOptimize(r.written);
+    benchmark::ClobberMemory();
+  }
+  label(state, in);
+}
+void BM_gutf8_decode(benchmark::State& state) { gutf8_decode(state, 1); }
+void BM_gutf8_decode_all_threads(benchmark::State& state) { gutf8_decode(state, 0); }
+
+void BM_utfcpp_utf8to32(benchmark::State& state) {
+  const std::string& in = input(state.range(0) != 0);
+  std::vector<char32_t> out(in.size());
+  for (auto _ : state) {
+    char32_t* end = utf8::utf8to32(in.begin(), in.end(), out.data());
+    benchmark::DoNotOptimize(end);
+    benchmark::ClobberMemory();
+  }
+  label(state, in);
+}
+
+void BM_iconv_utf8_to_utf32le(benchmark::State& state) {
+  const std::string& in = input(state.range(0) != 0);
+  std::vector<char> out(4 * in.size());
+  const iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
+  if (cd == reinterpret_cast<iconv_t>(-1)) {
+    state.SkipWithError("iconv_open failed");
+    return;
+  }
+  for (auto _ : state) {
+    char* src = const_cast<char*>(in.data());
+    char* dst = out.data();
+    std::size_t left = in.size(), room = out.size();
+    iconv(cd, nullptr, nullptr, nullptr, nullptr);
+    if (iconv(cd, &src, &left, &dst, &room) == static_cast<std::size_t>(-1))
+      state.SkipWithError("iconv failed");
+    benchmark::DoNotOptimize(dst);
+    benchmark::ClobberMemory();
+  }
+  iconv_close(cd);
+  label(state, in);
+}
+
+void BM_gutf8_validate(benchmark::State& state) {
+  const std::string& in = input(state.range(0) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(gutf8::validate(gutf8::as_bytes(in), threads(1)).errors);
+  label(state, in);
+}
+
+void BM_utfcpp_is_valid(benchmark::State& state) {
+  const std::string& in = input(state.range(0) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(utf8::is_valid(in.begin(), in.end()));
+  label(state, in);
+}
+
+void BM_gutf8_sanitize(benchmark::State& state) {
+  const std::string& in = input(state.range(0) != 0);
+  std::u8string out(gutf8::max_sanitized_size(in.size()), u8'\0');
+  for (auto _ : state) {
+    const auto r =
+        gutf8::sanitize(gutf8::as_bytes(in), std::span(out), gutf8::error_policy::replace, threads(1));
+    benchmark::DoNotOptimize(r.written);
+  }
+  label(state, in);
+}
+
+void BM_gutf8_stats(benchmark::State& state) {
+  const std::string& in = input(state.range(0) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(gutf8::stats(gutf8::as_bytes(in), threads(1)).code_points);
+  label(state, in);
+}
+
+// Encode is measured per UTF-8 byte of the text it produces, so rows compare directly.
+const std::u32string& wide(bool ascii) {
+  static const std::u32string mixed = gutf8::decode(input(false), gutf8::error_policy::replace);
+  static const std::u32string plain = gutf8::decode(input(true), gutf8::error_policy::replace);
+  return ascii ? plain : mixed;
+}
+
+void BM_gutf8_encode(benchmark::State& state) {
+  const std::u32string& in = wide(state.range(0) != 0);
+  const auto bytes = std::as_bytes(std::span(in.data(), in.size()));
+  std::u8string out(gutf8::max_encoded_size(bytes.size()), u8'\0');
+  for (auto _ : state) {
+    const auto r = gutf8::encode(bytes, std::span(out), gutf8::error_policy::strict, threads(1));
+    benchmark::DoNotOptimize(r.written);
+  }
+  label(state, input(state.range(0) != 0));
+}
+
+void BM_utfcpp_utf32to8(benchmark::State& state) {
+  const std::u32string& in = wide(state.range(0) != 0);
+  std::string out(4 * in.size(), '\0');
+  for (auto _ : state) {
+    char* end = utf8::utf32to8(in.begin(), in.end(), out.data());
+    benchmark::DoNotOptimize(end);
+    benchmark::ClobberMemory();
+  }
+  label(state, input(state.range(0) != 0));
+}
+
+}  // namespace
+
+// Argument: 0 = mixed-script text, 1 = ASCII.
+BENCHMARK(BM_gutf8_decode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_utfcpp_utf8to32)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_iconv_utf8_to_utf32le)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_decode_all_threads)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gutf8_validate)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_utfcpp_is_valid)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_sanitize)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_stats)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_encode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_utfcpp_utf32to8)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,224 @@
+#include "codec/cpu_block.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "codec/cpu_scan.hpp"
+#include "codec/lines.hpp"
+
+namespace gutf8::internal {
+namespace {
+
+using cpu::mode;
+using cpu::segment_result;
+using cpu::u8;
+using enum error_policy;
+
+struct piece {
+  segment_result scan;
+  std::uint64_t lines = 0;
+  std::size_t written_at = 0;  // where in rq.out the piece's output starts
+};
+
+template <mode M>
+segment_result scan_utf8(error_policy policy, const cpu::job& j) {
+  switch (policy) {
+    case strict:
+      return cpu::utf8_scanner<M, strict>(j).run();
+    case drop:
+      return cpu::utf8_scanner<M, drop>(j).run();
+    default:
+      return cpu::utf8_scanner<M, replace>(j).run();
+  }
+}
+
+segment_result scan_utf32(error_policy policy, const cpu::job& j) {
+  switch (policy) {
+    case strict:
+      return cpu::utf32_scanner<strict>(j).run();
+    case drop:
+      return cpu::utf32_scanner<drop>(j).run();
+    default:
+      return cpu::utf32_scanner<replace>(j).run();
+  }
+}
+
+segment_result scan(operation op, error_policy policy, const cpu::job& j) {
+  switch (op) {
+    case operation::validate:
+      return cpu::utf8_scanner<mode::validate, replace>(j).run();
+    case operation::stats:
+      if (j.histogram != nullptr) return cpu::utf8_scanner<mode::stats, replace, true>(j).run();
+      return cpu::utf8_scanner<mode::stats, replace>(j).run();
+    case operation::decode:
+      return scan_utf8<mode::decode>(policy, j);
+    case operation::sanitize:
+      return scan_utf8<mode::sanitize>(policy, j);
+    case operation::encode:
+      return scan_utf32(policy, j);
+  }
+  return {};
+}
+
+std::size_t capacity(const block_request& rq) {
+  return output_width(rq.op) * rq.size + (rq.op == operation::encode ? 3 : 0);
+}
+
+// The units of the request that start in [begin, end), output to [out_at, out_end).
+piece run_piece(const block_request& rq, std::size_t begin, std::size_t end, cpu::isa level,
+                std::size_t out_at, std::size_t out_end) {
+  cpu::job j;
+  j.in = rq.data + begin;
+  j.end = end - begin;
+  j.limit = rq.size - begin;
+  j.at_end = rq.at_end;
+  if (rq.out != nullptr) {
+    j.out = rq.out + out_at;
+    j.out_limit = rq.out + out_end;
+  }
+  j.histogram = rq.histogram;
+  j.level = level;
+  piece p{scan(rq.op, rq.policy, j), 0, out_at};
+  if (rq.count_lines) p.lines = count_newlines(j.in, p.scan.consumed, rq.op == operation::encode ? 4 : 1);
+  return p;
+}
+
+// Runs work(k) for k in [0, count): k = 0 on this thread, the others on their own.
+template <class Work>
+void parallel(std::size_t count, const Work& work) {
+  std::vector<std::jthread> workers;
+  workers.reserve(count - 1);
+  for (std::size_t k = 1; k < count; ++k) workers.emplace_back([&work, k] { work(k); });
+  work(0);
+}
+
+// The first unit boundary at or after q. A byte that is not a continuation byte always
+// starts a unit; a continuation byte preceded by three continuation bytes does too, since a
+// lead takes at most three. So at most three steps are needed.
+std::size_t split_point(const block_request& rq, std::size_t q) {
+  if (rq.op == operation::encode) return q / 4 * 4;
+  const auto cont = [p = rq.data](std::size_t k) { return detail::is_continuation(p[k]); };
+  while (q < rq.end && cont(q) && !(q >= 3 && cont(q - 1) && cont(q - 2) && cont(q - 3))) ++q;
+  return q;
+}
+
+// Joins the pieces in order, moving each output next to the previous one if it is not there.
+block_result merge(const block_request& rq, std::span<const std::size_t> bounds,
+                   std::span<const piece> pieces) {
+  block_result out;
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const segment_result& s = pieces[k].scan;
+    if (s.written != 0) {
+      if (pieces[k].written_at != out.written)
+        std::memmove(rq.out + out.written, rq.out + pieces[k].written_at, s.written);
+      out.written += s.written;
+    }
+    if (s.errors != 0 && out.first_error == no_error) {
+      out.first_error = bounds[k] + s.first_error;
+      out.first_kind = s.first_kind;
+    }
+    out.errors += s.errors;
+    out.lines += pieces[k].lines;
+    for (std::size_t l = 0; l < 4; ++l) out.by_length[l] += s.by_length[l];
+    out.consumed = bounds[k] + s.consumed;
+    if (s.stopped) {  // strict: everything after the first error unit is discarded
+      out.stopped = true;
+      break;
+    }
+  }
+  return out;
+}
+
+// Output bytes of a piece, from its stats: what decode or sanitize will write.
+std::size_t sized_output(const block_request& rq, const segment_result& s) {
+  const std::uint64_t errors = rq.policy == replace ? s.errors : 0;
+  if (rq.op == operation::decode)
+    return 4 * (s.by_length[0] + s.by_length[1] + s.by_length[2] + s.by_length[3] + errors);
+  return s.by_length[0] + 2 * s.by_length[1] + 3 * s.by_length[2] + 4 * s.by_length[3] + 3 * errors;
+}
+
+class cpu_processor final : public block_processor {
+ public:
+  cpu_processor(unsigned threads, cpu_tuning tuning) : threads_(threads), tuning_(tuning) {}
+
+  block_result process(const block_request& rq) override {
+    const std::size_t count = piece_count(rq);
+    if (count == 1) {
+      const std::array<std::size_t, 2> bounds{0, rq.end};
+      const piece whole = run_piece(rq, 0, rq.end, tuning_.level, 0, capacity(rq));
+      return merge(rq, bounds, std::span(&whole, 1));
+    }
+    std::vector<std::size_t> bounds(count + 1, rq.end);
+    bounds[0] = 0;
+    for (std::size_t k = 1; k < count; ++k)
+      bounds[k] = std::max(bounds[k - 1], split_point(rq, rq.end / count * k));
+    if (rq.op == operation::decode || rq.op == operation::sanitize) return sized(rq, bounds);
+    // Validate and stats write nothing; encode writes less than it reads, so each piece
+    // writes where its input starts and merge() moves the (small) outputs together.
+    std::vector<piece> pieces(count);
+    parallel(count, [&](std::size_t k) {
+      const std::size_t width = output_width(rq.op);
+      const std::size_t out_end = k + 1 == count ? capacity(rq) : width * bounds[k + 1];
+      pieces[k] = run_piece(rq, bounds[k], bounds[k + 1], tuning_.level, width * bounds[k], out_end);
+    });
+    return merge(rq, bounds, pieces);
+  }
+
+ private:
+  // Decode and sanitize outputs are larger than their inputs, and moving them after the
+  // fact would be a serial copy of everything. So a first parallel pass (the stats scan)
+  // sizes every piece's output, and the second writes each piece in its final place.
+  block_result sized(const block_request& rq, const std::vector<std::size_t>& bounds) const {
+    const std::size_t count = bounds.size() - 1;
+    std::vector<segment_result> sizes(count);
+    parallel(count, [&](std::size_t k) {
+      cpu::job j;
+      j.in = rq.data + bounds[k];
+      j.end = bounds[k + 1] - bounds[k];
+      j.limit = rq.size - bounds[k];
+      j.at_end = rq.at_end;
+      j.level = tuning_.level;
+      sizes[k] = cpu::utf8_scanner<mode::stats, replace>(j).run();
+    });
+    // Strict keeps nothing after the first piece with an error; that piece ends anywhere.
+    std::size_t used = count;
+    std::vector<std::size_t> at(count + 1, 0);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (rq.policy == strict && sizes[k].errors != 0) {
+        used = k + 1;
+        at[k + 1] = capacity(rq);
+        break;
+      }
+      at[k + 1] = at[k] + sized_output(rq, sizes[k]);
+    }
+    std::vector<piece> pieces(used);
+    parallel(used, [&](std::size_t k) {
+      pieces[k] = run_piece(rq, bounds[k], bounds[k + 1], tuning_.level, at[k], at[k + 1]);
+    });
+    return merge(rq, bounds, pieces);
+  }
+
+  // The histogram is one shared array, so stats with a histogram stays on one thread.
+  std::size_t piece_count(const block_request& rq) const noexcept {
+    if (rq.histogram != nullptr || rq.end < tuning_.parallel_threshold) return 1;
+    // Asked here, not at construction: small one-shot calls should not pay for the query.
+    const unsigned threads = threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t by_size = rq.end / std::max<std::size_t>(tuning_.min_segment, 1);
+    return std::clamp<std::size_t>(by_size, 1, threads);
+  }
+
+  unsigned threads_;  // 0: all hardware threads
+  cpu_tuning tuning_;
+};
+
+}  // namespace
+
+std::unique_ptr<block_processor> make_cpu_processor(unsigned threads, cpu_tuning tuning) {
+  return std::make_unique<cpu_processor>(threads, tuning);
+}
+
+}  // namespace gutf8::internal

@@ -1,0 +1,52 @@
+// Which vector instructions the CPU scanner may use. Detected once; tests and benchmarks
+// can ask for a lower level (cpu_tuning) to exercise every path on one machine.
+#pragma once
+
+#include <cstdint>
+
+// GUTF8_NO_SIMD (a compile definition) builds only the plain C++ paths, as on a CPU
+// without SSE2: a way to test them.
+#if defined(__SSE2__) && !defined(GUTF8_NO_SIMD)
+#define GUTF8_SSE2 1
+#else
+#define GUTF8_SSE2 0
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GUTF8_NO_SIMD)
+// GCC 12.2 warns inside its own AVX-512 intrinsics (PR 105593, fixed in 12.3); the
+// diagnostic state is kept by location, so this covers their uses too.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#define GUTF8_X86 1
+#define GUTF8_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#define GUTF8_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx2,bmi,bmi2,popcnt")))
+#else
+#define GUTF8_X86 0
+#endif
+
+namespace gutf8::cpu {
+
+enum class isa : std::uint8_t {
+  portable,  // SSE2 on x86-64, plain C++ elsewhere
+  avx2,      // AVX2 + BMI2
+  avx512,    // AVX-512 F/BW/VL + VBMI (Ice Lake, Sapphire Rapids, Zen 4 and later)
+};
+
+inline isa best_isa() noexcept {
+#if GUTF8_X86
+  static const isa level = [] {
+    const bool avx2 =
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+    return avx512 ? isa::avx512 : avx2 ? isa::avx2 : isa::portable;
+  }();
+  return level;
+#else
+  return isa::portable;
+#endif
+}
+
+}  // namespace gutf8::cpu

@@ -1,0 +1,74 @@
+// Newline counting for line/column reporting and `stats`. A line ends at LF (0x0A) in
+// UTF-8 and at the value U+000A in UTF-32LE (unit = 4 bytes, values 4-byte aligned).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "codec/isa.hpp"
+#if GUTF8_SSE2
+#include <emmintrin.h>
+#endif
+
+namespace gutf8::internal {
+
+inline constexpr std::size_t no_newline = SIZE_MAX;
+
+inline std::uint64_t count_lf8(const std::uint8_t* p, std::size_t n) noexcept {
+  std::uint64_t total = 0;
+  std::size_t i = 0;
+#if GUTF8_SSE2
+  // Byte counters overflow after 255 steps: fold them into 64-bit sums before that.
+  const __m128i lf = _mm_set1_epi8('\n');
+  while (n - i >= 16) {
+    __m128i acc = _mm_setzero_si128();
+    const std::size_t steps = (n - i) / 16 < 255 ? (n - i) / 16 : 255;
+    for (std::size_t s = 0; s < steps; ++s, i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, lf));
+    }
+    const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+    total += static_cast<std::uint64_t>(_mm_cvtsi128_si32(sums)) +
+             static_cast<std::uint64_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
+  }
+#endif
+  for (; i < n; ++i) total += p[i] == '\n';
+  return total;
+}
+
+inline std::uint64_t count_lf32(const std::uint8_t* p, std::size_t n) noexcept {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i + 4 <= n; i += 4) {
+    std::uint32_t v;
+    std::memcpy(&v, p + i, 4);
+    total += v == 0x0Au;
+  }
+  return total;
+}
+
+inline std::uint64_t count_newlines(const std::uint8_t* p, std::size_t n, std::size_t unit) noexcept {
+  return unit == 4 ? count_lf32(p, n) : count_lf8(p, n);
+}
+
+// Offset of the last newline in [0, n), or no_newline.
+inline std::size_t last_newline(const std::uint8_t* p, std::size_t n, std::size_t unit) noexcept {
+  if (unit == 1) {
+#if defined(__GLIBC__)
+    const void* hit = n ? memrchr(p, '\n', n) : nullptr;
+    return hit ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - p) : no_newline;
+#else
+    for (std::size_t i = n; i-- > 0;)
+      if (p[i] == '\n') return i;
+    return no_newline;
+#endif
+  }
+  for (std::size_t i = n / 4 * 4; i >= 4; i -= 4) {
+    std::uint32_t v;
+    std::memcpy(&v, p + i - 4, 4);
+    if (v == 0x0Au) return i - 4;
+  }
+  return no_newline;
+}
+
+}  // namespace gutf8::internal

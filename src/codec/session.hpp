@@ -1,0 +1,57 @@
+// Backend-neutral bookkeeping around a block_processor: the carried partial sequence,
+// global offsets, line/column of the first error, totals and the histogram. The one-shot
+// functions are a session fed once with at_end; gutf8::stream is a session fed per chunk.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "codec/block.hpp"
+#include "gutf8/stream.hpp"
+
+namespace gutf8::internal {
+
+class session {
+ public:
+  // single_block: the caller feeds the whole input at once (one-shot), so lines need not
+  // be counted ahead of an error that may never come.
+  session(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block = false);
+  session(const stream_config& config, bool single_block = false);
+
+  // Output bytes that feeding n more bytes may write at most.
+  [[nodiscard]] std::size_t max_output(std::size_t n) const noexcept;
+  // Consumes data as the next bytes of the input (at_end: and the last); writes the output
+  // at out (room for max_output(data.size())) and returns the bytes written.
+  std::size_t feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
+
+  [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
+  [[nodiscard]] bool stopped() const noexcept { return stopped_; }
+  [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;
+
+ private:
+  block_result run_block(const std::uint8_t* data, std::size_t size, std::size_t end, bool at_end,
+                         std::uint8_t* out);
+  void account(const block_result& r, const std::uint8_t* data, bool counted_lines);
+  [[nodiscard]] error_position locate(const std::uint8_t* data, std::size_t offset, error_kind kind) const;
+  [[nodiscard]] std::size_t unit() const noexcept { return op_ == operation::encode ? 4 : 1; }
+
+  std::unique_ptr<block_processor> processor_;
+  operation op_;
+  error_policy policy_;
+  bool single_block_;
+  bool want_histogram_;
+  bool stopped_ = false;
+  bool finished_ = false;
+  text_stats stats_{};
+  std::uint64_t newlines_ = 0;    // newlines before stats_.input.bytes, while they are needed
+  std::uint64_t line_start_ = 0;  // offset just after the last of those newlines
+  std::array<std::uint8_t, 4> carry_{};
+  std::size_t carried_ = 0;
+  std::vector<std::uint64_t> histogram_;  // 0x110000 counters, allocated on first use
+};
+
+}  // namespace gutf8::internal

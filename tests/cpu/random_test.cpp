@@ -1,0 +1,200 @@
+// Random mixed valid/invalid inputs against the oracle, for every operation and policy;
+// round trips; several threads against one.
+#include <gtest/gtest.h>
+
+#include "check.hpp"
+
+namespace {
+
+using namespace gutf8;
+using namespace gutf8::test;
+
+std::vector<std::size_t> sizes(std::mt19937_64& g) {
+  std::vector<std::size_t> s = boundary_sizes(16, 5);
+  for (int k = 0; k < 6; ++k) s.push_back(pick(g, 20, 6000));
+  return s;
+}
+
+constexpr double defect_rates[] = {0.0, 0.002, 0.03, 0.3, 1.0};
+
+TEST(RandomUtf8, EveryOperationMatchesReference) {
+  auto g = rng(1);
+  for (const double rate : defect_rates)
+    for (const std::size_t size : sizes(g)) {
+      const std::string in = random_text(g, size, rate);
+      SCOPED_TRACE(testing::Message() << "defect rate " << rate);
+      for (const operation op : utf8_operations)
+        for (const error_policy p : policies) expect_reference(op, p, in, one_shot(op, p, in));
+    }
+}
+
+// Inputs dense in continuation bytes and leads: long sequences, cut sequences, and
+// continuation runs that stress the window path and the thread split rule.
+std::string adversarial(std::mt19937_64& g, std::size_t size) {
+  static constexpr unsigned char alphabet[] = {0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF, 0xE0,
+                                               0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC0, 'a',  '\n'};
+  std::string s(size, '\0');
+  for (char& c : s) c = static_cast<char>(alphabet[pick(g, 0, std::size(alphabet) - 1)]);
+  return s;
+}
+
+TEST(RandomUtf8, AdversarialBytesMatchReference) {
+  auto g = rng(2);
+  for (const std::size_t size : sizes(g)) {
+    const std::string in = adversarial(g, size);
+    for (const operation op : utf8_operations)
+      for (const error_policy p : policies) expect_reference(op, p, in, one_shot(op, p, in));
+  }
+}
+
+// The one-shot API takes the best path; here every path this CPU has, on text with and
+// without defects, with its sequences cut at every chunk boundary by the random sizes.
+TEST(RandomUtf8, EveryScannerPathMatchesReference) {
+  auto g = rng(10);
+  for (const cpu::isa level : isa_levels())
+    for (int round = 0; round < 40; ++round) {
+      const std::size_t size = pick(g, 1, 3000);
+      const std::string in =
+          round % 4 == 3 ? adversarial(g, size) : random_text(g, size, defect_rates[round % 4]);
+      SCOPED_TRACE(testing::Message() << name(level) << ", round " << round);
+      for (const operation op : utf8_operations)
+        for (const error_policy p : policies) expect_reference(op, p, in, on_isa(op, p, in, level));
+    }
+}
+
+// Histogram counts must not double-count a chunk that falls back to the exact path.
+TEST(RandomUtf8, HistogramOnEveryScannerPath) {
+  auto g = rng(11);
+  for (const double rate : {0.0, 0.01, 0.2}) {
+    const std::string in = random_text(g, 30011, rate);
+    std::vector<std::uint64_t> expected(0x110000);
+    for (const ref::unit& u : ref::units(in))
+      if (u.valid) ++expected[u.code_point];
+    for (const cpu::isa level : isa_levels()) {
+      internal::cpu_tuning tuning;
+      tuning.level = level;
+      internal::session s(stream_config{operation::stats, error_policy::strict, true, {}},
+                          internal::make_cpu_processor(1, tuning), true);
+      s.feed(ubytes(in), true, nullptr);
+      std::vector<std::uint64_t> got(0x110000);
+      for (const code_point_count& c : s.top(0x110000)) got[c.code_point] = c.count;
+      EXPECT_TRUE(got == expected) << name(level) << ", defect rate " << rate;
+    }
+  }
+}
+
+TEST(RandomUtf32, EncodeMatchesReference) {
+  auto g = rng(3);
+  for (const double rate : defect_rates)
+    for (const std::size_t count : sizes(g))
+      for (std::size_t ragged = 0; ragged < 4; ++ragged) {
+        std::string in = random_utf32(g, count / 4, rate);
+        for (std::size_t k = 0; k < ragged; ++k) in += char(pick(g, 0, 255));
+        for (const error_policy p : policies)
+          expect_reference(operation::encode, p, in, one_shot(operation::encode, p, in));
+      }
+}
+
+TEST(RandomUtf32, EncodeOnEveryScannerPath) {
+  auto g = rng(12);
+  for (const cpu::isa level : isa_levels())
+    for (int round = 0; round < 60; ++round) {
+      std::string in = random_utf32(g, pick(g, 0, 900), defect_rates[round % 5]);
+      in.append(round % 4, 'q');  // ragged tails too
+      for (const error_policy p : policies)
+        expect_reference(operation::encode, p, in, on_isa(operation::encode, p, in, level));
+    }
+}
+
+TEST(RandomUtf32, AsciiHeavyEncode) {  // the 16-values-at-once path, with rare defects
+  auto g = rng(4);
+  for (const std::size_t count : sizes(g)) {
+    std::string in;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint32_t v = pick(g, 0, 99) == 0 ? random_scalar(g) : pick(g, 0, 0x7F);
+      if (pick(g, 0, 499) == 0) v = 0xDC00;
+      for (int k = 0; k < 4; ++k) in += char(v >> (8 * k) & 0xFF);
+    }
+    for (const error_policy p : policies)
+      expect_reference(operation::encode, p, in, one_shot(operation::encode, p, in));
+  }
+}
+
+TEST(RoundTrip, DecodeThenEncode) {
+  auto g = rng(5);
+  for (const std::size_t size : sizes(g)) {
+    const std::string text = random_text(g, size, 0.0);
+    summary info;
+    const std::u32string wide = gutf8::decode(text, error_policy::strict, &info);
+    ASSERT_TRUE(info.valid());
+    EXPECT_EQ(str(gutf8::encode(wide, error_policy::strict, &info)), text);
+    EXPECT_TRUE(info.valid());
+  }
+}
+
+TEST(RoundTrip, EncodeThenDecode) {
+  auto g = rng(6);
+  for (const std::size_t count : sizes(g)) {
+    std::u32string wide;
+    for (std::size_t i = 0; i < count; ++i) wide += random_scalar(g);
+    const std::u8string narrow = gutf8::encode(wide, error_policy::strict);
+    EXPECT_EQ(gutf8::decode(str(narrow), error_policy::strict), wide);
+  }
+}
+
+TEST(RoundTrip, SanitizedIsValidAndIdempotent) {
+  auto g = rng(7);
+  for (const std::size_t size : sizes(g)) {
+    const std::string text = random_text(g, size, 0.1);
+    for (const error_policy p : {error_policy::replace, error_policy::drop}) {
+      const std::string clean = str(gutf8::sanitize(text, p));
+      EXPECT_TRUE(gutf8::validate(bytes(clean)).valid());
+      EXPECT_EQ(str(gutf8::sanitize(clean, p)), clean);
+    }
+  }
+}
+
+// Small thresholds so that inputs of a few KiB split across threads; every split point
+// lands somewhere different relative to the sequences.
+TEST(Threads, SplitBlocksEqualOneThread) {
+  auto g = rng(8);
+  for (int round = 0; round < 12; ++round) {
+    internal::cpu_tuning tiny{64, 17};
+    tiny.level = isa_levels()[static_cast<std::size_t>(round) % isa_levels().size()];
+    const std::size_t size = pick(g, 200, 40000);
+    const std::string in =
+        round % 3 == 0 ? adversarial(g, size) : random_text(g, size, round % 2 ? 0.001 : 0.05);
+    for (const operation op :
+         {operation::validate, operation::stats, operation::decode, operation::sanitize, operation::encode})
+      for (const error_policy p : policies) {
+        const outcome single = on_threads(op, p, in, 1, tiny);
+        expect_reference(op, p, in, single);
+        for (const unsigned threads : {2u, 3u, 7u}) {
+          SCOPED_TRACE(testing::Message() << threads << " threads, " << name(op) << " " << name(p) << ", "
+                                          << name(tiny.level));
+          EXPECT_TRUE(same(on_threads(op, p, in, threads, tiny), single));
+        }
+      }
+  }
+}
+
+// The public API with its default thresholds: inputs past 1 MiB take several threads.
+TEST(Threads, LargeInputThroughPublicApi) {
+  auto g = rng(9);
+  const std::string in = random_text(g, (1u << 20) + (3u << 18) + 12345, 0.0005);
+  for (const operation op : {operation::validate, operation::stats, operation::decode, operation::sanitize})
+    for (const error_policy p : policies) {
+      options one;
+      one.threads = 1;
+      const outcome single = one_shot(op, p, in, one);
+      expect_reference(op, p, in, single);
+      for (const unsigned threads : {2u, 3u}) {
+        options many;
+        many.threads = threads;
+        EXPECT_TRUE(same(one_shot(op, p, in, many), single))
+            << threads << " threads " << name(op) << " " << name(p);
+      }
+    }
+}
+
+}  // namespace
