@@ -1,0 +1,19 @@
+// The four commands. Each returns through the session's status; I/O failures on the
+// output and library failures (no GPU) propagate as exceptions to cli::run.
+#pragma once
+
+#include "cli/session.hpp"
+
+namespace gutf8::cli {
+
+void run_transcode(session& s);  // decode, encode
+void run_validate(session& s);
+void run_stats(session& s);
+
+// Runs the parsed command line; returns the exit status (quietly 0-contributing on EPIPE).
+int run_command(const cli_options& options);
+
+// "invalid UTF-8 at byte 1 (line 1, column 2): REASON" / "invalid UTF-32 at byte 4: REASON"
+std::string describe_invalid(operation op, const summary& input);
+
+}  // namespace gutf8::cli

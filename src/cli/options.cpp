@@ -1,0 +1,359 @@
+// Command-line parsing with Boost.Program_options. The command comes first
+// (`gutf8 COMMAND [OPTIONS] [FILE|-]...`), so each command gets a parser that knows exactly
+// its own options and `--json` is an error for `decode` rather than silently ignored.
+#include "cli/options.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <array>
+#include <charconv>
+#include <limits>
+#include <sstream>
+
+#include "gutf8/version.hpp"
+
+namespace gutf8::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+// Values as the user typed them. Numbers are read as strings and checked here, because
+// Boost's lexical_cast accepts "-1" for an unsigned and wraps it.
+struct raw_values {
+  std::string backend = "auto";
+  std::string device = "0";
+  std::string chunk_size = "16M";
+  std::string threads = "0";
+  std::string top = "0";
+  std::string errors = "strict";
+  std::string output;
+  std::vector<std::string> inputs;
+  bool progress = false, no_progress = false, verbose = false, help = false, version = false;
+  bool replace = false, drop = false, json = false, quiet = false;
+};
+
+constexpr std::array commands{command::decode, command::encode, command::validate, command::stats};
+
+std::string help_hint(std::optional<command> c) {
+  return c ? "gutf8 " + std::string(name_of(*c)) + " --help" : std::string("gutf8 --help");
+}
+
+po::options_description common_options(raw_values& v) {
+  po::options_description d("Common options");
+  d.add_options()
+    ("backend", po::value(&v.backend)->value_name("auto|cuda|cpu"),
+     "where to run: auto picks a GPU when one is usable and the input is large enough, "
+     "cuda fails (exit 3) without a usable GPU (default auto)")
+    ("device", po::value(&v.device)->value_name("N"), "CUDA device ordinal (default 0)")
+    ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
+     "read and process SIZE bytes at a time; K, M and G are multiples of 1024; "
+     "at least 16 (default 16M)")
+    ("threads", po::value(&v.threads)->value_name("N"), "CPU threads; 0 = all (default 0)")
+    ("progress", po::bool_switch(&v.progress),
+     "progress bar on stderr when it is a terminal (default)")
+    ("no-progress", po::bool_switch(&v.no_progress), "no progress bar")
+    ("verbose", po::bool_switch(&v.verbose),
+     "print read/process/write timings to stderr at the end")
+    ("help,h", po::bool_switch(&v.help), "show this help and exit")
+    ("version", po::bool_switch(&v.version), "show the version and exit");
+  return d;
+}
+
+void add_output_option(po::options_description& d, raw_values& v) {
+  d.add_options()("output,o", po::value(&v.output)->value_name("OUT"),
+                  "write to OUT instead of standard output; OUT appears only if the "
+                  "command succeeds (written to a temporary, then renamed)");
+}
+
+po::options_description command_options(command c, raw_values& v) {
+  po::options_description d(std::string(name_of(c)) + " options");
+  switch (c) {
+    case command::decode:
+    case command::encode:
+      add_output_option(d, v);
+      d.add_options()("errors", po::value(&v.errors)->value_name("strict|replace|drop"),
+                      "strict: stop at the first error unit (exit 1); replace: each becomes "
+                      "U+FFFD; drop: each is removed (default strict)");
+      break;
+    case command::validate:
+      d.add_options()
+        ("replace", po::bool_switch(&v.replace),
+         "also write the input with each error unit replaced by U+FFFD")
+        ("drop", po::bool_switch(&v.drop), "also write the input with each error unit removed");
+      add_output_option(d, v);
+      d.add_options()
+        ("json", po::bool_switch(&v.json),
+         "print one JSON object per file to stdout instead of the stderr line; "
+         "with --replace or --drop, -o OUT is required")
+        ("quiet,q", po::bool_switch(&v.quiet), "print no stderr line; exit status only");
+      break;
+    case command::stats:
+      d.add_options()
+        ("top", po::value(&v.top)->value_name("N"), "also list the N most frequent code points")
+        ("json", po::bool_switch(&v.json), "print one JSON object per file");
+      break;
+  }
+  return d;
+}
+
+std::string_view synopsis(command c) {
+  switch (c) {
+    case command::decode:
+      return "gutf8 decode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
+    case command::encode:
+      return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
+    case command::validate:
+      return "gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q] [OPTIONS]";
+    case command::stats:
+      return "gutf8 stats [FILE|-]... [--top N] [--json] [OPTIONS]";
+  }
+  return {};
+}
+
+std::string_view summary_of(command c) {
+  switch (c) {
+    case command::decode:
+      return "Decode UTF-8 to UTF-32LE (4 bytes a code point, no BOM added).\n"
+             "Exit status: 0 success, 1 invalid input (strict), 2 usage error,\n"
+             "3 I/O or device failure.\n";
+    case command::encode:
+      return "Encode UTF-32LE to UTF-8. A value above 0x10FFFF or in D800..DFFF, and 1 to 3\n"
+             "trailing bytes, are error units.\n"
+             "Exit status: 0 success, 1 invalid input (strict), 2 usage error,\n"
+             "3 I/O or device failure.\n";
+    case command::validate:
+      return "Check UTF-8. Prints nothing for valid input; for invalid input, one line per\n"
+             "file on stderr:\n"
+             "  FILE: invalid UTF-8 at byte OFFSET (line L, column C): REASON;"
+             " N invalid sequences\n"
+             "--replace or --drop also write the repaired text (kept even for invalid input).\n"
+             "Exit status: 0 valid, 1 invalid input found, 2 usage error,\n"
+             "3 I/O or device failure.\n";
+    case command::stats:
+      return "Count bytes, code points, lines (LF bytes), error units and 1/2/3/4-byte\n"
+             "sequences; --top N lists the most frequent code points (U+XXXX, count, and\n"
+             "the character when it is visible).\n"
+             "Exit status: 0 even when the input has errors (they are counted), 2 usage\n"
+             "error, 3 I/O or device failure.\n";
+  }
+  return {};
+}
+
+constexpr std::string_view inputs_note =
+    "With no FILE, or when FILE is -, read standard input. Several files are processed\n"
+    "in order, each as its own stream; their outputs are concatenated.\n";
+
+// Prints option groups with one description column for all of them (Boost sizes each
+// group on its own and, in 1.74, one column short for the longest option).
+// Boost also leaves a space at the end of wrapped lines; they are trimmed.
+void print_groups(std::ostream& s, std::initializer_list<const po::options_description*> groups) {
+  unsigned width = 0;
+  for (const auto* g : groups) width = std::max(width, g->get_option_column_width());
+  std::ostringstream text;
+  for (const auto* g : groups) {
+    g->print(text, width + 1);
+    if (g != *(groups.end() - 1)) text << '\n';
+  }
+  std::istringstream lines(text.str());
+  for (std::string line; std::getline(lines, line);)
+    s << line.erase(line.find_last_not_of(' ') + 1) << '\n';
+}
+
+std::string command_help(command c) {
+  raw_values unused;
+  const auto specific = command_options(c, unused);
+  const auto common = common_options(unused);
+  std::ostringstream s;
+  s << "Usage: " << synopsis(c) << "\n\n" << summary_of(c) << '\n' << inputs_note << '\n';
+  print_groups(s, {&specific, &common});
+  return s.str();
+}
+
+std::string global_help() {
+  raw_values unused;
+  std::ostringstream s;
+  s << "Usage: gutf8 decode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
+       "       gutf8 encode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
+       "       gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
+       "       gutf8 stats    [FILE|-]... [--top N] [--json]\n"
+       "       gutf8 --help | --version\n\n"
+       "Validate, decode, repair and encode UTF-8 on the CPU or an NVIDIA GPU.\n\n"
+       "Commands:\n"
+       "  decode    UTF-8 to UTF-32LE (4 bytes a code point, no BOM added)\n"
+       "  encode    UTF-32LE to UTF-8\n"
+       "  validate  check UTF-8; --replace or --drop also write the repaired text\n"
+       "  stats     count bytes, code points, lines, errors and sequence lengths\n\n"
+    << inputs_note << '\n';
+  const auto common = common_options(unused);
+  print_groups(s, {&common});
+  s << '\n'
+    << "Exit status: 0 success or valid input, 1 invalid input found, 2 usage error,\n"
+       "3 I/O or device failure. A closed pipe downstream ends the work quietly.\n"
+       "Run 'gutf8 COMMAND --help' for the options of a command.\n";
+  return s.str();
+}
+
+std::string version_text() {
+  return std::string("gutf8 ") + GUTF8_VERSION +
+         (GUTF8_HAVE_CUDA ? " (CUDA backend built in)\n" : " (CPU-only build)\n");
+}
+
+std::optional<command> command_named(std::string_view word) {
+  for (command c : commands)
+    if (name_of(c) == word) return c;
+  return std::nullopt;
+}
+
+template <class T>
+T parse_unsigned(std::string_view text, std::string_view option, command c,
+                 T max = std::numeric_limits<T>::max()) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value > std::uint64_t(max))
+    throw usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
+                          " (expected a number from 0 to " + std::to_string(max) + ")",
+                      help_hint(c));
+  return static_cast<T>(value);
+}
+
+gutf8::backend parse_backend(std::string_view text, command c) {
+  if (text == "auto") return backend::auto_select;
+  if (text == "cpu") return backend::cpu;
+  if (text == "cuda") return backend::cuda;
+  throw usage_error("invalid value '" + std::string(text) +
+                        "' for --backend (expected auto, cuda or cpu)", help_hint(c));
+}
+
+error_policy parse_policy(std::string_view text, command c) {
+  if (text == "strict") return error_policy::strict;
+  if (text == "replace") return error_policy::replace;
+  if (text == "drop") return error_policy::drop;
+  throw usage_error("invalid value '" + std::string(text) +
+                        "' for --errors (expected strict, replace or drop)", help_hint(c));
+}
+
+// Combinations Boost cannot express.
+void check_combinations(command c, const raw_values& v) {
+  auto fail = [c](const std::string& what) { throw usage_error(what, help_hint(c)); };
+  if (v.progress && v.no_progress) fail("--progress and --no-progress exclude each other");
+  if (c != command::validate) return;
+  if (v.replace && v.drop) fail("--replace and --drop exclude each other");
+  const bool repair = v.replace || v.drop;
+  if (!v.output.empty() && !repair)
+    fail("-o needs --replace or --drop (validate writes no text otherwise)");
+  if (v.json && repair && v.output.empty())
+    fail("--json with --replace or --drop needs -o OUT (standard output carries the JSON)");
+}
+
+cli_options to_options(command c, const raw_values& v) {
+  check_combinations(c, v);
+  cli_options o;
+  o.command = c;
+  o.inputs = v.inputs.empty() ? std::vector<std::string>{"-"} : v.inputs;
+  if (!v.output.empty()) o.output = v.output;
+  if (c == command::decode || c == command::encode) o.policy = parse_policy(v.errors, c);
+  if (v.replace) o.policy = error_policy::replace;
+  if (v.drop) o.policy = error_policy::drop;
+  o.json = v.json;
+  o.quiet = v.quiet;
+  o.top = parse_unsigned<std::size_t>(v.top, "top", c);
+  o.backend.backend = parse_backend(v.backend, c);
+  o.backend.device = parse_unsigned<int>(v.device, "device", c);
+  o.backend.threads = parse_unsigned<unsigned>(v.threads, "threads", c);
+  try {
+    o.chunk_size = parse_size(v.chunk_size, "chunk-size");
+  } catch (const usage_error& e) {
+    throw usage_error(e.what(), help_hint(c));
+  }
+  o.progress = !v.no_progress;
+  o.verbose = v.verbose;
+  return o;
+}
+
+parse_result parse_command(command c, const std::vector<std::string>& args) {
+  raw_values v;
+  po::options_description all;
+  all.add(command_options(c, v)).add(common_options(v));
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&v.inputs));
+  all.add(hidden);
+  po::positional_options_description positional;
+  positional.add("input", -1);
+  try {
+    po::variables_map vm;
+    // No guessing: "--ver" must not silently mean --verbose or --version.
+    const int style = po::command_line_style::default_style &
+                      ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw usage_error(e.what(), help_hint(c));
+  }
+  if (v.help) return {parse_result::action::print_text, {}, command_help(c)};
+  if (v.version) return {parse_result::action::print_text, {}, version_text()};
+  return {parse_result::action::run, to_options(c, v), {}};
+}
+
+}  // namespace
+
+std::string_view name_of(command c) noexcept {
+  switch (c) {
+    case command::decode: return "decode";
+    case command::encode: return "encode";
+    case command::validate: return "validate";
+    case command::stats: return "stats";
+  }
+  return "?";
+}
+
+std::size_t parse_size(std::string_view text, std::string_view option) {
+  const auto bad = [&](const std::string& why) {
+    return usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
+                           ": " + why, "gutf8 --help");
+  };
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ptr == text.data()) throw bad("expected a number with an optional K, M or G");
+  if (ec == std::errc::result_out_of_range) throw bad("too large");
+  unsigned shift = 0;
+  if (ptr != end) {
+    if (end - ptr != 1) throw bad("expected a number with an optional K, M or G");
+    switch (*ptr) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      default: throw bad("expected a number with an optional K, M or G");
+    }
+  }
+  if (value > (std::uint64_t(std::numeric_limits<std::size_t>::max()) >> shift))
+    throw bad("too large");
+  value <<= shift;
+  if (value < min_chunk_size) throw bad("at least 16 bytes");
+  return static_cast<std::size_t>(value);
+}
+
+parse_result parse_command_line(int argc, const char* const* argv) {
+  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  if (args.empty()) throw usage_error("missing command (decode, encode, validate or stats)",
+                                      help_hint(std::nullopt));
+  const std::string& first = args.front();
+  if (first == "-h" || first == "--help") {
+    // "gutf8 --help validate" is read as "gutf8 validate --help".
+    const auto c = args.size() > 1 ? command_named(args[1]) : std::nullopt;
+    return {parse_result::action::print_text, {}, c ? command_help(*c) : global_help()};
+  }
+  if (first == "--version") return {parse_result::action::print_text, {}, version_text()};
+  if (const auto c = command_named(first))
+    return parse_command(*c, std::vector<std::string>(args.begin() + 1, args.end()));
+  if (first.starts_with('-'))
+    throw usage_error("missing command before '" + first +
+                          "' (decode, encode, validate or stats come first)",
+                      help_hint(std::nullopt));
+  throw usage_error("unknown command '" + first + "' (expected decode, encode, validate or stats)",
+                    help_hint(std::nullopt));
+}
+
+}  // namespace gutf8::cli
