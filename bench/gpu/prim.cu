@@ -1,0 +1,666 @@
+// bench_prim: scan / select / radix-sort throughput of every gutf8::prim algorithm against CUB,
+// Thrust and the CPU, over sizes 2^10 .. 2^28 (every 2 powers).
+//
+//   bench_prim --out DIR [--commit SHA] [--min-log2 10] [--max-log2 28] [--only scan,select,sort]
+//              [--runs 15] [--cpu-max-log2 26] [--no-cpu] [--no-thrust]
+//
+// * GPU times: CUDA events around each call, 2 warm-up calls, median (and min) of --runs calls
+//   (5 for the naive algorithms from 2^24 on). Temporary storage is allocated outside the timed
+//   region; Thrust allocates its own inside (that is how Thrust is used).
+// * Inputs and outputs rotate through slices of 256 MiB pools, so consecutive calls touch different
+//   memory and the 50 MB L2 does not flatter the small sizes.
+// * Every GPU algorithm's output is compared with CUB's on the same input (column `ok`).
+// * Writes DIR/prim.csv, DIR/prim.json, DIR/prim.md; prints the markdown summary and the device's
+//   copy bandwidth (cudaMemcpy D2D of 1 GiB, bytes read + written / time) as the roofline.
+// Google Benchmark is linked by the build but not used: this file has its own main().
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+#include <thrust/sort.h>
+
+#include "gutf8/cuda_resources.hpp"
+#include "gutf8/prim/cpu.hpp"
+#include "gutf8/prim/radix_sort.cuh"
+#include "gutf8/prim/scan.cuh"
+#include "gutf8/prim/select.cuh"
+
+namespace {
+
+namespace cu = gutf8::cuda;
+namespace prim = gutf8::prim;
+
+// ---------------- options ----------------
+struct options {
+  std::string out = ".";
+  std::string commit = "unknown";
+  int min_log2 = 10, max_log2 = 28, cpu_max_log2 = 26, runs = 15;
+  bool scan = true, select = true, sort = true, cpu = true, thrust = true;
+};
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_prim: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--out") o.out = next();
+    else if (a == "--commit") o.commit = next();
+    else if (a == "--min-log2") o.min_log2 = std::stoi(next());
+    else if (a == "--max-log2") o.max_log2 = std::stoi(next());
+    else if (a == "--cpu-max-log2") o.cpu_max_log2 = std::stoi(next());
+    else if (a == "--runs") o.runs = std::max(1, std::stoi(next()));
+    else if (a == "--no-cpu") o.cpu = false;
+    else if (a == "--no-thrust") o.thrust = false;
+    else if (a == "--only") {
+      const std::string v = next();
+      o.scan = v.find("scan") != std::string::npos;
+      o.select = v.find("select") != std::string::npos;
+      o.sort = v.find("sort") != std::string::npos;
+    } else if (a == "-h" || a == "--help") {
+      std::puts("bench_prim --out DIR [--commit SHA] [--min-log2 N] [--max-log2 N] [--only scan,select,sort]\n"
+                "           [--runs N] [--cpu-max-log2 N] [--no-cpu] [--no-thrust]");
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "bench_prim: unknown option %s\n", a.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+// ---------------- results ----------------
+struct row {
+  std::string primitive, variant, algorithm;
+  std::size_t n = 0;
+  double median_ms = 0, min_ms = 0;
+  int runs = 0;
+  double bytes = 0;  // modelled bytes moved (reads + writes) for GB/s
+  bool keys = false; // report keys/s
+  std::string ok = "n/a";
+  double ratio_vs_cub = 0;  // CUB time / this time (1 = CUB's throughput)
+};
+std::vector<row> g_rows;
+
+void print_row(const row& r) {
+  const double thr = r.keys ? r.n / (r.median_ms * 1e6) : r.bytes / (r.median_ms * 1e6);
+  std::printf("%-7s %-13s %-19s 2^%-2d %11.4f ms  %8.2f %s  %s\n", r.primitive.c_str(), r.variant.c_str(),
+              r.algorithm.c_str(), static_cast<int>(std::log2(static_cast<double>(r.n))), r.median_ms, thr,
+              r.keys ? "Gkeys/s" : "GB/s   ", r.ok == "FAIL" ? "<-- MISMATCH vs CUB" : r.ok.c_str());
+  std::fflush(stdout);
+}
+
+// ---------------- timing ----------------
+struct stats {
+  double median = 0, min = 0;
+  int runs = 0;
+};
+
+stats summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  stats s;
+  s.runs = static_cast<int>(v.size());
+  s.min = v.front();
+  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  return s;
+}
+
+// F(void* temp, size_t& bytes, int slot) -> cudaError_t, CUB convention.
+template <class F>
+stats time_gpu(F&& f, int runs, int warmup, cudaStream_t s) {
+  std::size_t bytes = 0;
+  cu::check(f(nullptr, bytes, 0), "temp query");
+  cu::device_buffer<unsigned char> temp(std::max<std::size_t>(bytes, 1));
+  for (int w = 0; w < warmup; ++w) cu::check(f(temp.data(), bytes, w), "warm-up");
+  std::vector<cu::event> start(runs), stop(runs);
+  for (int r = 0; r < runs; ++r) {
+    start[r].record(s);
+    cu::check(f(temp.data(), bytes, warmup + r), "timed call");
+    stop[r].record(s);
+  }
+  cu::check(cudaStreamSynchronize(s), "sync");
+  std::vector<double> ms(runs);
+  for (int r = 0; r < runs; ++r) ms[r] = stop[r].elapsed_since(start[r]);
+  return summarize(ms);
+}
+
+template <class F>
+stats time_cpu(F&& f, int runs) {
+  std::vector<double> ms(runs);
+  f();  // warm-up (page faults, thread start)
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    const auto t1 = std::chrono::steady_clock::now();
+    ms[r] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  }
+  return summarize(ms);
+}
+
+// ---------------- data ----------------
+__device__ __forceinline__ std::uint32_t hash32(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<std::uint32_t>(x ^ (x >> 31));
+}
+__global__ void fill_u32(std::uint32_t* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[i] = hash32(i * 0x100000001B3ull ^ seed) | 1u;  // never zero
+}
+__global__ void fill_flags(std::uint8_t* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[i] = static_cast<std::uint8_t>(hash32(i ^ (seed << 40)) & 1u);  // 50% selected
+}
+__global__ void fill_iota(std::uint32_t* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[i] = static_cast<std::uint32_t>(i);
+}
+template <class T>
+__global__ void count_mismatch(const T* a, const T* b, std::size_t n, unsigned long long* bad) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    local += a[i] != b[i];
+  if (local) atomicAdd(bad, local);
+}
+
+template <class T>
+bool device_equal(const T* a, const T* b, std::size_t n, cudaStream_t s) {
+  cu::device_buffer<unsigned long long> bad(1);
+  cu::check(cudaMemsetAsync(bad.data(), 0, 8, s), "memset");
+  if (n) count_mismatch<<<1024, 256, 0, s>>>(a, b, n, bad.data());
+  cu::check_launch("count_mismatch");
+  unsigned long long h = 0;
+  cu::check(cudaMemcpyAsync(&h, bad.data(), 8, cudaMemcpyDeviceToHost, s), "D2H");
+  cu::check(cudaStreamSynchronize(s), "sync");
+  return h == 0;
+}
+
+// A pool of >= 256 MiB cut into slices of n elements: slice(k) rotates through it.
+template <class T>
+struct pool {
+  std::size_t n = 0, stride = 0, slices = 1;
+  cu::device_buffer<T> buf;
+  explicit pool(std::size_t n_) : n(n_) {
+    const std::size_t align = 256 / sizeof(T);
+    stride = (n + align - 1) / align * align;
+    const std::size_t want = (std::size_t{256} << 20) / sizeof(T);
+    slices = std::max<std::size_t>(1, std::min<std::size_t>(want / std::max<std::size_t>(stride, 1), 4096));
+    buf = cu::device_buffer<T>(stride * slices + align);
+  }
+  T* slice(int k) const { return buf.data() + (static_cast<std::size_t>(k) % slices) * stride; }
+  std::size_t total() const { return stride * slices; }
+};
+
+unsigned grid_for(std::size_t n) { return static_cast<unsigned>(std::min<std::size_t>(4096, (n + 255) / 256 + 1)); }
+
+// ---------------- benchmark bodies ----------------
+bool slow_alg(const std::string& a) {
+  return a == "hillis_steele" || a == "blelloch" || a == "split_bit";
+}
+int runs_for(const options& o, const std::string& alg, std::size_t n) {
+  return (slow_alg(alg) && n >= (std::size_t{1} << 24)) ? std::min(o.runs, 5) : o.runs;
+}
+
+void finish_ratios() {
+  std::map<std::string, double> cub;
+  auto key = [](const row& r) { return r.primitive + "|" + r.variant + "|" + std::to_string(r.n); };
+  for (const row& r : g_rows)
+    if (r.algorithm == "cub") cub[key(r)] = r.median_ms;
+  for (row& r : g_rows) {
+    auto it = cub.find(key(r));
+    r.ratio_vs_cub = it == cub.end() ? 0 : it->second / r.median_ms;
+  }
+}
+
+void bench_scan(const options& o, std::size_t n, cudaStream_t s) {
+  using T = std::uint32_t;
+  pool<T> in(n), out(n);
+  fill_u32<<<grid_for(in.total()), 256, 0, s>>>(in.buf.data(), in.total(), 1);
+  cu::check_launch("fill");
+  const double bytes = 2.0 * n * sizeof(T);
+  cu::device_buffer<T> ref(n + 1), chk(n + 1);
+  {  // reference output (CUB) for slot 0
+    std::size_t b = 0;
+    cu::check(prim::inclusive_sum(nullptr, b, in.slice(0), ref.data(), n, s, prim::scan_algorithm::cub), "q");
+    cu::device_buffer<unsigned char> t(b);
+    cu::check(prim::inclusive_sum(t.data(), b, in.slice(0), ref.data(), n, s, prim::scan_algorithm::cub), "cub");
+  }
+  for (auto alg : {prim::scan_algorithm::cub, prim::scan_algorithm::decoupled_lookback, prim::scan_algorithm::blocked,
+                   prim::scan_algorithm::blelloch, prim::scan_algorithm::hillis_steele}) {
+    const std::string name = prim::to_string(alg);
+    const int runs = runs_for(o, name, n);
+    auto call = [&](void* t, std::size_t& b, int k) {
+      return prim::inclusive_sum(t, b, static_cast<const T*>(in.slice(k)), out.slice(k), n, s, alg);
+    };
+    const stats st = time_gpu(call, runs, slow_alg(name) && n >= (1u << 24) ? 1 : 2, s);
+    {
+      std::size_t b = 0;
+      cu::check(prim::inclusive_sum(nullptr, b, in.slice(0), chk.data(), n, s, alg), "q");
+      cu::device_buffer<unsigned char> t(b);
+      cu::check(prim::inclusive_sum(t.data(), b, in.slice(0), chk.data(), n, s, alg), "check");
+    }
+    row r{"scan", "u32_incl_sum", name, n, st.median, st.min, st.runs, bytes};
+    r.ok = device_equal(ref.data(), chk.data(), n, s) ? "ok" : "FAIL";
+    print_row(r);
+    g_rows.push_back(r);
+  }
+  if (o.thrust) {
+    auto run = [&](const T* src, T* dst) {
+      thrust::inclusive_scan(thrust::cuda::par.on(s), src, src + n, dst);
+      return cudaGetLastError();
+    };
+    auto call = [&](void* t, std::size_t& b, int k) {
+      if (!t) {
+        b = 1;
+        return cudaSuccess;
+      }
+      return run(in.slice(k), out.slice(k));
+    };
+    const stats st = time_gpu(call, o.runs, 2, s);
+    cu::check(run(in.slice(0), chk.data()), "thrust check");
+    row r{"scan", "u32_incl_sum", "thrust", n, st.median, st.min, st.runs, bytes};
+    r.ok = device_equal(ref.data(), chk.data(), n, s) ? "ok" : "FAIL";
+    print_row(r);
+    g_rows.push_back(r);
+  }
+  if (o.cpu && n <= (std::size_t{1} << o.cpu_max_log2)) {
+    std::vector<T> h(n), hout(n);
+    cu::check(cudaMemcpy(h.data(), in.slice(0), n * sizeof(T), cudaMemcpyDeviceToHost), "D2H");
+    const int runs = n >= (1u << 22) ? 3 : 7;
+    for (unsigned threads : {1u, 0u}) {
+      const stats st = time_cpu([&] { prim::cpu::inclusive_scan(h.data(), hout.data(), n, std::plus<T>{}, threads); }, runs);
+      row r{"scan", "u32_incl_sum", threads == 1 ? "cpu_seq" : "cpu_mt", n, st.median, st.min, st.runs, bytes};
+      print_row(r);
+      g_rows.push_back(r);
+    }
+    const stats st = time_cpu([&] { std::inclusive_scan(h.begin(), h.end(), hout.begin()); }, runs);
+    row r{"scan", "u32_incl_sum", "std_inclusive_scan", n, st.median, st.min, st.runs, bytes};
+    print_row(r);
+    g_rows.push_back(r);
+  }
+}
+
+struct nonzero_flag {
+  __host__ __device__ bool operator()(std::uint8_t f) const { return f != 0; }
+};
+struct is_odd {
+  __host__ __device__ bool operator()(std::uint32_t x) const { return (x >> 9) & 1u; }
+};
+
+void bench_select(const options& o, std::size_t n, cudaStream_t s) {
+  using T = std::uint32_t;
+  pool<T> in(n), out(n);
+  pool<std::uint8_t> flags(n);
+  fill_u32<<<grid_for(in.total()), 256, 0, s>>>(in.buf.data(), in.total(), 2);
+  fill_flags<<<grid_for(flags.total()), 256, 0, s>>>(flags.buf.data(), flags.total(), 3);
+  cu::check_launch("fill");
+  cu::device_buffer<std::size_t> num(4096);
+  cu::device_buffer<T> ref(n + 1), chk(n + 1);
+  std::size_t ref_num_flag = 0, ref_num_if = 0;
+  auto run_once = [&](prim::select_algorithm alg, bool flagged, T* dst, std::size_t* d_num) {
+    std::size_t b = 0;
+    auto call = [&](void* t, std::size_t& bb) {
+      return flagged ? prim::select_flagged(t, bb, static_cast<const T*>(in.slice(0)),
+                                            static_cast<const std::uint8_t*>(flags.slice(0)), dst, d_num, n, s, alg)
+                     : prim::select_if(t, bb, static_cast<const T*>(in.slice(0)), dst, d_num, n, is_odd{}, s, alg);
+    };
+    cu::check(call(nullptr, b), "q");
+    cu::device_buffer<unsigned char> t(b);
+    cu::check(call(t.data(), b), "select");
+    std::size_t h = 0;
+    cu::check(cudaMemcpyAsync(&h, d_num, sizeof(h), cudaMemcpyDeviceToHost, s), "D2H");
+    cu::check(cudaStreamSynchronize(s), "sync");
+    return h;
+  };
+  for (bool flagged : {true, false}) {
+    const std::string variant = flagged ? "u32_flagged" : "u32_if";
+    std::size_t& ref_num = flagged ? ref_num_flag : ref_num_if;
+    ref_num = run_once(prim::select_algorithm::cub, flagged, ref.data(), num.data());
+    const double bytes = n * (sizeof(T) + (flagged ? 1.0 : 0.0)) + static_cast<double>(ref_num) * sizeof(T);
+    std::vector<prim::select_algorithm> algs = {prim::select_algorithm::cub, prim::select_algorithm::fused,
+                                                prim::select_algorithm::decoupled_lookback};
+    if (flagged)
+      algs.insert(algs.end(), {prim::select_algorithm::blocked, prim::select_algorithm::blelloch,
+                               prim::select_algorithm::hillis_steele});
+    for (auto alg : algs) {
+      const std::string name = prim::to_string(alg);
+      auto call = [&](void* t, std::size_t& b, int k) {
+        std::size_t* d_num = num.data() + (k % 4096);
+        return flagged ? prim::select_flagged(t, b, static_cast<const T*>(in.slice(k)),
+                                              static_cast<const std::uint8_t*>(flags.slice(k)), out.slice(k), d_num, n,
+                                              s, alg)
+                       : prim::select_if(t, b, static_cast<const T*>(in.slice(k)), out.slice(k), d_num, n, is_odd{}, s,
+                                         alg);
+      };
+      const stats st = time_gpu(call, runs_for(o, name, n), slow_alg(name) && n >= (1u << 24) ? 1 : 2, s);
+      const std::size_t got = run_once(alg, flagged, chk.data(), num.data() + 4095);
+      row r{"select", variant, name, n, st.median, st.min, st.runs, bytes};
+      r.ok = got == ref_num && device_equal(ref.data(), chk.data(), ref_num, s) ? "ok" : "FAIL";
+      print_row(r);
+      g_rows.push_back(r);
+    }
+    if (o.thrust) {
+      auto run = [&](int k, T* dst) -> std::size_t {
+        T* end = flagged ? thrust::copy_if(thrust::cuda::par.on(s), in.slice(k), in.slice(k) + n, flags.slice(k), dst,
+                                           nonzero_flag{})
+                         : thrust::copy_if(thrust::cuda::par.on(s), in.slice(k), in.slice(k) + n, dst, is_odd{});
+        return static_cast<std::size_t>(end - dst);
+      };
+      auto call = [&](void* t, std::size_t& b, int k) {
+        if (!t) {
+          b = 1;
+          return cudaSuccess;
+        }
+        run(k, out.slice(k));
+        return cudaGetLastError();
+      };
+      const stats st = time_gpu(call, o.runs, 2, s);
+      const std::size_t got = run(0, chk.data());
+      row r{"select", variant, "thrust", n, st.median, st.min, st.runs, bytes};
+      r.ok = got == ref_num && device_equal(ref.data(), chk.data(), ref_num, s) ? "ok" : "FAIL";
+      print_row(r);
+      g_rows.push_back(r);
+    }
+    if (o.cpu && n <= (std::size_t{1} << o.cpu_max_log2)) {
+      std::vector<T> h(n), hout(n);
+      std::vector<std::uint8_t> hf(n);
+      cu::check(cudaMemcpy(h.data(), in.slice(0), n * sizeof(T), cudaMemcpyDeviceToHost), "D2H");
+      cu::check(cudaMemcpy(hf.data(), flags.slice(0), n, cudaMemcpyDeviceToHost), "D2H");
+      const int runs = n >= (1u << 22) ? 3 : 7;
+      for (unsigned threads : {1u, 0u}) {
+        const stats st = time_cpu(
+            [&] {
+              if (flagged) prim::cpu::select_flagged(h.data(), hf.data(), hout.data(), n, threads);
+              else prim::cpu::select_if(h.data(), hout.data(), n, is_odd{}, threads);
+            },
+            runs);
+        row r{"select", variant, threads == 1 ? "cpu_seq" : "cpu_mt", n, st.median, st.min, st.runs, bytes};
+        print_row(r);
+        g_rows.push_back(r);
+      }
+    }
+  }
+}
+
+void bench_sort(const options& o, std::size_t n, cudaStream_t s) {
+  using K = std::uint32_t;
+  using V = std::uint32_t;
+  pool<K> kin(n), kout(n);
+  pool<V> vin(n), vout(n);
+  fill_u32<<<grid_for(kin.total()), 256, 0, s>>>(kin.buf.data(), kin.total(), 4);
+  fill_iota<<<grid_for(vin.total()), 256, 0, s>>>(vin.buf.data(), vin.total());
+  cu::check_launch("fill");
+  cu::device_buffer<K> ref_k(n + 1), chk_k(n + 1);
+  cu::device_buffer<V> ref_v(n + 1), chk_v(n + 1);
+  auto run_once = [&](prim::sort_algorithm alg, bool pairs, K* dk, V* dv) {
+    auto call = [&](void* t, std::size_t& b) {
+      return pairs ? prim::radix_sort_pairs(t, b, static_cast<const K*>(kin.slice(0)), dk,
+                                            static_cast<const V*>(vin.slice(0)), dv, n, 0, 32, s, alg)
+                   : prim::radix_sort_keys(t, b, static_cast<const K*>(kin.slice(0)), dk, n, 0, 32, s, alg);
+    };
+    std::size_t b = 0;
+    cu::check(call(nullptr, b), "q");
+    cu::device_buffer<unsigned char> t(b);
+    cu::check(call(t.data(), b), "sort");
+  };
+  for (bool pairs : {false, true}) {
+    const std::string variant = pairs ? "u32_pairs" : "u32_keys";
+    run_once(prim::sort_algorithm::cub, pairs, ref_k.data(), ref_v.data());
+    const double bytes = n * (pairs ? 16.0 : 8.0);  // one read + one write of keys (+values)
+    for (auto alg : {prim::sort_algorithm::cub, prim::sort_algorithm::onesweep, prim::sort_algorithm::digit,
+                     prim::sort_algorithm::split_bit}) {
+      const std::string name = prim::to_string(alg);
+      auto call = [&](void* t, std::size_t& b, int k) {
+        return pairs ? prim::radix_sort_pairs(t, b, static_cast<const K*>(kin.slice(k)), kout.slice(k),
+                                              static_cast<const V*>(vin.slice(k)), vout.slice(k), n, 0, 32, s, alg)
+                     : prim::radix_sort_keys(t, b, static_cast<const K*>(kin.slice(k)), kout.slice(k), n, 0, 32, s,
+                                             alg);
+      };
+      const stats st = time_gpu(call, runs_for(o, name, n), slow_alg(name) && n >= (1u << 24) ? 1 : 2, s);
+      run_once(alg, pairs, chk_k.data(), chk_v.data());
+      row r{"sort", variant, name, n, st.median, st.min, st.runs, bytes, true};
+      r.ok = device_equal(ref_k.data(), chk_k.data(), n, s) && (!pairs || device_equal(ref_v.data(), chk_v.data(), n, s))
+                 ? "ok"
+                 : "FAIL";
+      print_row(r);
+      g_rows.push_back(r);
+    }
+    if (o.thrust) {
+      cu::device_buffer<K> tk(n + 1);
+      cu::device_buffer<V> tv(n + 1);
+      auto call = [&](void* t, std::size_t& b, int k) {
+        if (!t) {
+          b = 1;
+          return cudaSuccess;
+        }
+        // thrust sorts in place: copy the input first (the copy is part of the measured time)
+        cudaMemcpyAsync(tk.data(), kin.slice(k), n * sizeof(K), cudaMemcpyDeviceToDevice, s);
+        if (pairs) {
+          cudaMemcpyAsync(tv.data(), vin.slice(k), n * sizeof(V), cudaMemcpyDeviceToDevice, s);
+          thrust::sort_by_key(thrust::cuda::par.on(s), tk.data(), tk.data() + n, tv.data());
+        } else {
+          thrust::sort(thrust::cuda::par.on(s), tk.data(), tk.data() + n);
+        }
+        return cudaGetLastError();
+      };
+      const stats st = time_gpu(call, o.runs, 2, s);
+      std::size_t one = 1;
+      cu::check(call(reinterpret_cast<void*>(1), one, 0), "thrust check");
+      row r{"sort", variant, "thrust", n, st.median, st.min, st.runs, bytes, true};
+      r.ok = device_equal(ref_k.data(), tk.data(), n, s) && (!pairs || device_equal(ref_v.data(), tv.data(), n, s))
+                 ? "ok"
+                 : "FAIL";
+      print_row(r);
+      g_rows.push_back(r);
+    }
+    if (o.cpu && n <= (std::size_t{1} << o.cpu_max_log2)) {
+      std::vector<K> h(n), hk(n);
+      std::vector<V> hv(n), hvo(n);
+      cu::check(cudaMemcpy(h.data(), kin.slice(0), n * sizeof(K), cudaMemcpyDeviceToHost), "D2H");
+      std::iota(hv.begin(), hv.end(), 0u);
+      const int runs = n >= (1u << 22) ? 3 : 7;
+      for (unsigned threads : {1u, 0u}) {
+        const stats st = time_cpu(
+            [&] {
+              if (pairs) prim::cpu::radix_sort_pairs(h.data(), hk.data(), hv.data(), hvo.data(), n, 0, 32, threads);
+              else prim::cpu::radix_sort_keys(h.data(), hk.data(), n, 0, 32, threads);
+            },
+            runs);
+        row r{"sort", variant, threads == 1 ? "cpu_radix_seq" : "cpu_radix_mt", n, st.median, st.min, st.runs, bytes, true};
+        print_row(r);
+        g_rows.push_back(r);
+      }
+      if (!pairs) {
+        const stats st = time_cpu(
+            [&] {
+              hk = h;
+              std::sort(hk.begin(), hk.end());
+            },
+            runs);
+        row r{"sort", variant, "std_sort", n, st.median, st.min, st.runs, bytes, true};
+        print_row(r);
+        g_rows.push_back(r);
+      }
+    }
+  }
+}
+
+double copy_bandwidth(cudaStream_t s) {
+  const std::size_t bytes = std::size_t{1} << 30;
+  cu::device_buffer<unsigned char> a(bytes), b(bytes);
+  cu::check(cudaMemsetAsync(a.data(), 1, bytes, s), "memset");
+  std::vector<double> ms;
+  for (int r = 0; r < 6; ++r) {
+    cu::event e0, e1;
+    e0.record(s);
+    cu::check(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s), "D2D");
+    e1.record(s);
+    e1.synchronize();
+    if (r > 0) ms.push_back(e1.elapsed_since(e0));
+  }
+  return 2.0 * bytes / (summarize(ms).median * 1e6);  // GB/s, read + write
+}
+
+std::string fmt(double v, int prec = 3) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(prec);
+  os << v;
+  return os.str();
+}
+
+void write_outputs(const options& o, const std::string& gpu, double copy_gbps) {
+  const std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  {
+    std::ofstream csv(o.out + "/prim.csv");
+    csv << "primitive,variant,algorithm,n,log2n,median_ms,min_ms,runs,gb_per_s,gkeys_per_s,ratio_vs_cub,ok,gpu,commit,"
+           "date\n";
+    for (const row& r : g_rows)
+      csv << r.primitive << ',' << r.variant << ',' << r.algorithm << ',' << r.n << ','
+          << static_cast<int>(std::log2(static_cast<double>(r.n))) << ',' << fmt(r.median_ms, 5) << ','
+          << fmt(r.min_ms, 5) << ',' << r.runs << ',' << fmt(r.bytes / (r.median_ms * 1e6), 2) << ','
+          << (r.keys ? fmt(r.n / (r.median_ms * 1e6), 4) : "") << ',' << fmt(r.ratio_vs_cub, 3) << ',' << r.ok << ",\""
+          << gpu << "\"," << o.commit << ',' << date << '\n';
+  }
+  {
+    std::ofstream js(o.out + "/prim.json");
+    js << "{\n  \"gpu\": \"" << gpu << "\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << date
+       << "\",\n  \"copy_bandwidth_gb_per_s\": " << fmt(copy_gbps, 1) << ",\n  \"cub_version\": " << CUB_VERSION
+       << ",\n  \"results\": [\n";
+    for (std::size_t i = 0; i < g_rows.size(); ++i) {
+      const row& r = g_rows[i];
+      js << "    {\"primitive\": \"" << r.primitive << "\", \"variant\": \"" << r.variant << "\", \"algorithm\": \""
+         << r.algorithm << "\", \"n\": " << r.n << ", \"median_ms\": " << fmt(r.median_ms, 5)
+         << ", \"min_ms\": " << fmt(r.min_ms, 5) << ", \"runs\": " << r.runs
+         << ", \"gb_per_s\": " << fmt(r.bytes / (r.median_ms * 1e6), 2)
+         << ", \"ratio_vs_cub\": " << fmt(r.ratio_vs_cub, 3) << ", \"ok\": \"" << r.ok << "\"}"
+         << (i + 1 < g_rows.size() ? ",\n" : "\n");
+    }
+    js << "  ]\n}\n";
+  }
+  std::ostringstream md;
+  md << "# gutf8::prim benchmark\n\nGPU: " << gpu << "  \nCommit: " << o.commit << "  \nDate: " << date
+     << "  \nCUB: " << CUB_VERSION << "  \nDevice copy bandwidth (cudaMemcpy D2D 1 GiB, read+write): "
+     << fmt(copy_gbps, 1) << " GB/s\n\n"
+     << "Cells: median time in ms (throughput: GB/s for scan/select, Gkeys/s for sort; CUB's throughput = 100%).\n";
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const row*>> by;
+  for (const row& r : g_rows) {
+    const std::string k = r.primitive + " / " + r.variant;
+    if (!by.count(k)) order.push_back(k);
+    by[k].push_back(&r);
+  }
+  for (const std::string& k : order) {
+    std::vector<std::string> algs;
+    std::vector<std::size_t> sizes;
+    for (const row* r : by[k]) {
+      if (std::find(algs.begin(), algs.end(), r->algorithm) == algs.end()) algs.push_back(r->algorithm);
+      if (std::find(sizes.begin(), sizes.end(), r->n) == sizes.end()) sizes.push_back(r->n);
+    }
+    md << "\n## " << k << "\n\n| n |";
+    for (auto& a : algs) md << ' ' << a << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < algs.size(); ++i) md << "---|";
+    md << '\n';
+    for (std::size_t n : sizes) {
+      md << "| 2^" << static_cast<int>(std::log2(static_cast<double>(n))) << " |";
+      for (auto& a : algs) {
+        const row* hit = nullptr;
+        for (const row* r : by[k])
+          if (r->n == n && r->algorithm == a) hit = r;
+        if (!hit) {
+          md << " - |";
+          continue;
+        }
+        const double thr = hit->keys ? hit->n / (hit->median_ms * 1e6) : hit->bytes / (hit->median_ms * 1e6);
+        md << ' ' << fmt(hit->median_ms, hit->median_ms < 1 ? 4 : 2) << " (" << fmt(thr, hit->keys ? 2 : 0)
+           << (hit->keys ? " Gk/s" : " GB/s");
+        if (hit->ratio_vs_cub > 0) md << ", " << fmt(100 * hit->ratio_vs_cub, 0) << "%";
+        if (hit->ok == "FAIL") md << ", MISMATCH";
+        md << ") |";
+      }
+      md << '\n';
+    }
+  }
+  std::ofstream(o.out + "/prim.md") << md.str();
+}
+
+void print_summary() {
+  std::puts("\n== headline (own production algorithm vs CUB; >= 1.0 means as fast as CUB) ==");
+  struct want {
+    const char* prim;
+    const char* variant;
+    const char* alg;
+  } wants[] = {{"scan", "u32_incl_sum", "decoupled_lookback"}, {"select", "u32_flagged", "fused"},
+               {"select", "u32_if", "fused"}, {"sort", "u32_keys", "onesweep"}, {"sort", "u32_pairs", "onesweep"}};
+  for (auto& w : wants)
+    for (const row& r : g_rows)
+      if (r.primitive == w.prim && r.variant == w.variant && r.algorithm == w.alg &&
+          (r.n == (1u << 20) || r.n == (1u << 24) || r.n == (1u << 28)))
+        std::printf("%-7s %-13s %-19s 2^%-2d %9.4f ms  %5.3fx CUB  %s\n", r.primitive.c_str(), r.variant.c_str(),
+                    r.algorithm.c_str(), static_cast<int>(std::log2(static_cast<double>(r.n))), r.median_ms,
+                    r.ratio_vs_cub, r.ok.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  try {
+    const std::string why = cu::gpu_unavailable_reason();
+    if (!why.empty()) {
+      std::fprintf(stderr, "bench_prim: no usable GPU: %s\n", why.c_str());
+      return 3;
+    }
+    cudaDeviceProp prop{};
+    cu::check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    const std::string gpu = prop.name;
+    cu::stream s;
+    const double copy_gbps = copy_bandwidth(s);
+    std::printf("GPU: %s, %d SMs, L2 %d MB; commit %s; CUB %d\n", gpu.c_str(), prop.multiProcessorCount,
+                prop.l2CacheSize >> 20, o.commit.c_str(), CUB_VERSION);
+    std::printf("device copy bandwidth (cudaMemcpy D2D 1 GiB, read+write): %.1f GB/s\n", copy_gbps);
+    for (int lg = o.min_log2; lg <= o.max_log2; lg += 2) {
+      const std::size_t n = std::size_t{1} << lg;
+      if (o.scan) bench_scan(o, n, s);
+      if (o.select) bench_select(o, n, s);
+      if (o.sort) bench_sort(o, n, s);
+    }
+    finish_ratios();
+    write_outputs(o, gpu, copy_gbps);
+    print_summary();
+    std::printf("\nwrote %s/prim.csv, prim.json, prim.md\n", o.out.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_prim: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}

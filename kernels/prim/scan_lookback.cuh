@@ -1,0 +1,166 @@
+// Single-pass scan with decoupled look-back (production algorithm).
+//
+// One read and one write per element. A tile is `threads * vectors * vec` items; warp w of the
+// block owns the contiguous range [tile + w*32*vectors*vec, ...), split into `vectors` rows of
+// 32 lanes x vec items, so lane l of row k holds items (k*32 + l)*vec ... + vec-1 and every load
+// and store instruction is a fully coalesced 16-byte-per-lane access (512 B per warp).
+// Per thread: serial scan of each 16-byte run; per row: one warp shuffle scan of the run totals
+// (rows are independent, so the `vectors` scans interleave); per block: warp totals through
+// shared memory (one __syncthreads); per tile: decoupled look-back by warp 0 (tile_lookback.cuh).
+// Operators are applied strictly in element order (non-commutative operators are fine); no
+// identity element is needed (absent prefixes are tracked with flags).
+// The last, partial tile pads with a copy of a valid element; padded results are never stored.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "block_scan.cuh"
+#include "common.cuh"
+#include "policy.cuh"
+#include "scan_source.cuh"
+#include "tile_lookback.cuh"
+#include "warp_scan.cuh"
+
+namespace gutf8::prim::detail {
+
+template <class P, class T, class Src, class Op>
+__global__ void __launch_bounds__(P::threads)
+    lookback_scan_kernel(Src src, T* out, std::size_t n, tile_state<T> state, Op op,
+                         T init, bool exclusive, bool vec_ok) {
+  constexpr int B = P::threads;
+  constexpr int V = P::vec;
+  constexpr int K = P::vectors;
+  constexpr int W = B / warp_threads;
+  __shared__ T warp_totals[W];
+  __shared__ typename tile_prefix<T, B>::storage lb;
+
+  const unsigned tile = blockIdx.x;
+  const unsigned lane = lane_id();
+  const unsigned warp = warp_id();
+  const std::size_t tile_base = static_cast<std::size_t>(tile) * P::tile;
+  const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * K * V);
+  const bool full = vec_ok && tile_base + P::tile <= n;
+
+  T x[K][V];
+  if (full) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) src.template load<V>(warp_base + (k * warp_threads + lane) * V, x[k]);
+  } else {
+    const T fill = src.load_one(tile_base);
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
+        x[k][j] = i < n ? src.load_one(i) : fill;
+      }
+  }
+
+  // Serial scan of each run, then one warp scan per row over the run totals.
+  T run_incl[K];  // lane-inclusive scan of run totals within row k
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+#pragma unroll
+    for (int j = 1; j < V; ++j) x[k][j] = op(x[k][j - 1], x[k][j]);
+    run_incl[k] = x[k][V - 1];
+  }
+#pragma unroll
+  for (int d = 1; d < warp_threads; d <<= 1) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const T t = warp_shfl_up(run_incl[k], static_cast<unsigned>(d));
+      if (lane >= static_cast<unsigned>(d)) run_incl[k] = op(t, run_incl[k]);
+    }
+  }
+  T row_total[K];
+  T lane_excl[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    row_total[k] = warp_shfl_idx(run_incl[k], 31);
+    lane_excl[k] = warp_shfl_up(run_incl[k], 1);
+  }
+  T warp_total = row_total[0];
+#pragma unroll
+  for (int k = 1; k < K; ++k) warp_total = op(warp_total, row_total[k]);
+
+  if (lane == 0) warp_totals[warp] = warp_total;
+  __syncthreads();
+  T aggregate = warp_totals[0];
+  T warp_prefix = aggregate;
+#pragma unroll
+  for (int w = 1; w < W; ++w) {
+    if (static_cast<unsigned>(w) == warp) warp_prefix = aggregate;
+    aggregate = op(aggregate, warp_totals[w]);
+  }
+
+  // Tile prefix from the look-back (tile 0 has none), then the init value in front.
+  T prefix = tile_prefix<T, B>::exclusive_prefix(state, tile, aggregate, op, lb);
+  bool has_prefix = tile != 0;
+  if (exclusive) {
+    prefix = has_prefix ? op(init, prefix) : init;
+    has_prefix = true;
+  }
+  if (warp != 0) {
+    prefix = has_prefix ? op(prefix, warp_prefix) : warp_prefix;
+    has_prefix = true;
+  }
+
+  // prefix now covers everything before this warp's chunk; walk the rows in order.
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    T p = prefix;
+    bool has = has_prefix;
+    if (lane != 0) {
+      p = has ? op(p, lane_excl[k]) : lane_excl[k];
+      has = true;
+    }
+    if (exclusive) {  // has == true here: init is always in front
+#pragma unroll
+      for (int j = V - 1; j >= 1; --j) x[k][j] = op(p, x[k][j - 1]);
+      x[k][0] = p;
+    } else if (has) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) x[k][j] = op(p, x[k][j]);
+    }
+    if (k + 1 < K) {
+      prefix = has_prefix ? op(prefix, row_total[k]) : row_total[k];
+      has_prefix = true;
+    }
+  }
+
+  if (full) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) store_vec<V>(out + warp_base + (k * warp_threads + lane) * V, x[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
+        if (i < n) out[i] = x[k][j];
+      }
+  }
+}
+
+// Device-wide single-pass scan. `src` yields the inputs (see scan_source.cuh); out may equal the
+// source pointer (in-place). Temp storage: the tile status words.
+template <class T, class Src, class Op>
+cudaError_t lookback_scan(void* d_temp, std::size_t& temp_bytes, Src src, T* out, std::size_t n,
+                          Op op, bool exclusive, T init, cudaStream_t stream) {
+  using P = lookback_scan_policy<T>;
+  const std::size_t tiles = ceil_div(n, P::tile);
+  const std::size_t sizes[1] = {tile_state<T>::storage_bytes(tiles)};
+  void* ptrs[1];
+  GUTF8_PRIM_TRY(carve_temp(d_temp, temp_bytes, sizes, ptrs));
+  if (d_temp == nullptr || n == 0) return cudaSuccess;
+  if (tiles > 0x7fffffffu) return cudaErrorInvalidValue;
+  const auto state = tile_state<T>::attach(ptrs[0], tiles);
+  if (tiles > 1) GUTF8_PRIM_TRY(state.reset(stream));  // one tile never looks back
+  const bool vec_ok = src.template vector_ok<P::vec>() && is_aligned(out, vec_bytes<T, P::vec>);
+  lookback_scan_kernel<P><<<static_cast<unsigned>(tiles), P::threads, 0, stream>>>(
+      src, out, n, state, op, init, exclusive, vec_ok);
+  GUTF8_PRIM_LAUNCHED();
+  return cudaSuccess;
+}
+
+}  // namespace gutf8::prim::detail

@@ -1,0 +1,238 @@
+// Decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
+// Look-back", 2016): per-tile status words in global memory let one pass compute every tile's
+// exclusive prefix without a second sweep.
+//
+// Host side:
+//   size_t bytes = tile_state<T>::storage_bytes(num_tiles);          // part of temp storage
+//   auto st = tile_state<T>::attach(d_ptr, num_tiles);               // d_ptr 256-byte aligned
+//   st.reset(stream);            // async cudaMemsetAsync to "invalid"; before EVERY launch
+//   kernel<<<num_tiles, B, 0, stream>>>(st, ...);
+// Device side (every thread of the block calls; the tile's aggregate must be valid in warp 0):
+//   __shared__ typename tile_prefix<T, B>::storage lb;
+//   T prefix = tile_prefix<T, B>::exclusive_prefix(st, tile, tile_aggregate, op, lb);
+//   // tile == 0: publishes tile_aggregate as its inclusive value and returns tile_aggregate —
+//   //            that return value is NOT a prefix and must not be used (there is none).
+//   // tile  > 0: returns op(agg_0, ..., agg_{tile-1}), combined in tile order.
+//
+// Tile index = blockIdx.x (as CUB): the hardware dispatches blocks in increasing blockIdx
+// order, so every predecessor of a resident block is resident or done and the spin terminates.
+// Grids are therefore 1-D with one tile per block; storage is indexed by that tile number.
+//
+// Status encoding: 0 = not yet published, 1 = aggregate (this tile only), 2 = inclusive prefix.
+// T of <= 4 bytes: value and status share one 64-bit word, written and read with single relaxed
+// device-scope atomics. T of 8 bytes (or more): separate status / aggregate / inclusive arrays;
+// the value is stored first and the status published with release, read with acquire.
+// Aggregate and inclusive values live in different arrays so a reader that saw status 1 can
+// never pick up the (later) inclusive value by mistake.
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "common.cuh"
+#include "warp_scan.cuh"
+
+namespace gutf8::prim::detail {
+
+inline constexpr unsigned tile_status_invalid = 0;
+inline constexpr unsigned tile_status_aggregate = 1;
+inline constexpr unsigned tile_status_inclusive = 2;
+
+template <class T, bool Packed = (sizeof(T) <= 4)>
+struct tile_state;
+
+// ---- values of at most 4 bytes: one 64-bit word {status:32 | value bits:32} per tile ----
+template <class T>
+struct tile_state<T, true> {
+  unsigned long long* words = nullptr;
+  std::size_t num_tiles = 0;
+
+  static std::size_t storage_bytes(std::size_t tiles) {
+    return align_up(tiles * sizeof(unsigned long long), 256);
+  }
+  static tile_state attach(void* storage, std::size_t tiles) {
+    tile_state s;
+    s.words = static_cast<unsigned long long*>(storage);
+    s.num_tiles = tiles;
+    return s;
+  }
+  cudaError_t reset(cudaStream_t stream) const {
+    if (num_tiles == 0) return cudaSuccess;
+    return cudaMemsetAsync(words, 0, num_tiles * sizeof(unsigned long long), stream);
+  }
+
+  __device__ __forceinline__ void publish(unsigned tile, unsigned status, T v) const {
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    const unsigned long long w = (static_cast<unsigned long long>(status) << 32) | bits;
+    ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(words[tile]).store(
+        w, ::cuda::memory_order_relaxed);
+  }
+  __device__ __forceinline__ void publish_aggregate(unsigned tile, T v) const {
+    publish(tile, tile_status_aggregate, v);
+  }
+  __device__ __forceinline__ void publish_inclusive(unsigned tile, T v) const {
+    publish(tile, tile_status_inclusive, v);
+  }
+  // One read of tile's status and (when status != invalid) its value.
+  __device__ __forceinline__ unsigned read(unsigned tile, T& v) const {
+    const unsigned long long w =
+        ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(words[tile]).load(
+            ::cuda::memory_order_relaxed);
+    const auto bits = static_cast<unsigned>(w);
+    std::memcpy(&v, &bits, sizeof(T));
+    return static_cast<unsigned>(w >> 32);
+  }
+};
+
+// ---- wider values: status array + aggregate array + inclusive array, release/acquire ----
+template <class T>
+struct tile_state<T, false> {
+  static_assert(sizeof(T) % 4 == 0, "wide tile values must be a whole number of 32-bit words");
+  unsigned* status = nullptr;
+  T* aggregates = nullptr;
+  T* inclusives = nullptr;
+  std::size_t num_tiles = 0;
+
+  static std::size_t storage_bytes(std::size_t tiles) {
+    return align_up(tiles * sizeof(unsigned), 256) + 2 * align_up(tiles * sizeof(T), 256);
+  }
+  static tile_state attach(void* storage, std::size_t tiles) {
+    tile_state s;
+    auto* base = static_cast<unsigned char*>(storage);
+    s.status = reinterpret_cast<unsigned*>(base);
+    base += align_up(tiles * sizeof(unsigned), 256);
+    s.aggregates = reinterpret_cast<T*>(base);
+    base += align_up(tiles * sizeof(T), 256);
+    s.inclusives = reinterpret_cast<T*>(base);
+    s.num_tiles = tiles;
+    return s;
+  }
+  cudaError_t reset(cudaStream_t stream) const {
+    if (num_tiles == 0) return cudaSuccess;
+    return cudaMemsetAsync(status, 0, num_tiles * sizeof(unsigned), stream);
+  }
+
+  // Values are moved as relaxed 64-bit (8-byte T) or 32-bit word atomics; the status store /
+  // load with release / acquire orders them.
+  __device__ __forceinline__ static void store_value(T* slot, const T& v) {
+    if constexpr (sizeof(T) == 8) {
+      unsigned long long bits;
+      std::memcpy(&bits, &v, 8);
+      ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(
+          *reinterpret_cast<unsigned long long*>(slot))
+          .store(bits, ::cuda::memory_order_relaxed);
+    } else {
+      unsigned w[sizeof(T) / 4];
+      std::memcpy(w, &v, sizeof(T));
+#pragma unroll
+      for (std::size_t i = 0; i < sizeof(T) / 4; ++i)
+        ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(reinterpret_cast<unsigned*>(slot)[i])
+            .store(w[i], ::cuda::memory_order_relaxed);
+    }
+  }
+  __device__ __forceinline__ static T load_value(const T* slot) {
+    T v;
+    if constexpr (sizeof(T) == 8) {
+      const unsigned long long bits =
+          ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(
+              *reinterpret_cast<unsigned long long*>(const_cast<T*>(slot)))
+              .load(::cuda::memory_order_relaxed);
+      std::memcpy(&v, &bits, 8);
+    } else {
+      unsigned w[sizeof(T) / 4];
+#pragma unroll
+      for (std::size_t i = 0; i < sizeof(T) / 4; ++i)
+        w[i] = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(
+                   reinterpret_cast<unsigned*>(const_cast<T*>(slot))[i])
+                   .load(::cuda::memory_order_relaxed);
+      std::memcpy(&v, w, sizeof(T));
+    }
+    return v;
+  }
+
+  __device__ __forceinline__ void publish_aggregate(unsigned tile, T v) const {
+    store_value(aggregates + tile, v);
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(status[tile]).store(
+        tile_status_aggregate, ::cuda::memory_order_release);
+  }
+  __device__ __forceinline__ void publish_inclusive(unsigned tile, T v) const {
+    store_value(inclusives + tile, v);
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(status[tile]).store(
+        tile_status_inclusive, ::cuda::memory_order_release);
+  }
+  __device__ __forceinline__ unsigned read(unsigned tile, T& v) const {
+    const unsigned s = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(status[tile]).load(
+        ::cuda::memory_order_acquire);
+    if (s == tile_status_aggregate) v = load_value(aggregates + tile);
+    else if (s == tile_status_inclusive) v = load_value(inclusives + tile);
+    return s;
+  }
+};
+
+// Block-level driver of the look-back. BlockThreads only sizes nothing today but keeps the
+// shape of CUB's prefix-callback types and allows per-block tuning later.
+template <class T, int BlockThreads>
+struct tile_prefix {
+  struct storage {
+    T exclusive;
+  };
+
+  // Warp-wide windowed look-back, called by all 32 lanes of ONE warp for tile > 0. Lane i of a
+  // window inspects tile (base + i), base = tile - 32, tile - 64, ...; the warp spins until the
+  // whole window is published, then combines, in tile order, from the nearest inclusive entry
+  // (if any) up to the window's end. Returns the exclusive prefix of `tile` in every lane.
+  template <class Op>
+  __device__ __forceinline__ static T warp_lookback(const tile_state<T>& state, unsigned tile,
+                                                    const T& filler, Op op) {
+    const unsigned lane = lane_id();
+    long long base = static_cast<long long>(tile) - 32;
+    T prefix = filler;
+    bool have = false;
+    for (;;) {
+      const long long pred = base + lane;
+      unsigned st;
+      T v = filler;
+      do {
+        if (pred >= 0) {
+          st = state.read(static_cast<unsigned>(pred), v);
+        } else {
+          st = tile_status_inclusive;  // before tile 0: never the nearest inclusive entry that
+          v = filler;                  // matters, because tile 0 itself is always inclusive
+        }
+      } while (__any_sync(full_warp_mask, st == tile_status_invalid));
+      const unsigned incl = __ballot_sync(full_warp_mask, st == tile_status_inclusive);
+      const unsigned first = incl ? 31u - static_cast<unsigned>(__clz(static_cast<int>(incl))) : 0u;
+      const T window = warp_shfl_idx(warp_inclusive_scan_from(v, op, first), 31);
+      prefix = have ? op(window, prefix) : window;
+      have = true;
+      if (incl) return prefix;
+      base -= 32;
+    }
+  }
+
+  template <class Op>
+  __device__ __forceinline__ static T exclusive_prefix(const tile_state<T>& state, unsigned tile,
+                                                       T tile_aggregate, Op op, storage& smem) {
+    if (tile == 0) {
+      if (threadIdx.x == 0) state.publish_inclusive(0, tile_aggregate);
+      return tile_aggregate;  // NOT a prefix: tile 0 has none
+    }
+    if (threadIdx.x < warp_threads) {
+      if (threadIdx.x == 0) state.publish_aggregate(tile, tile_aggregate);
+      const T prefix = warp_lookback(state, tile, tile_aggregate, op);
+      if (threadIdx.x == 0) {
+        state.publish_inclusive(tile, op(prefix, tile_aggregate));
+        smem.exclusive = prefix;
+      }
+    }
+    __syncthreads();
+    return smem.exclusive;
+  }
+};
+
+}  // namespace gutf8::prim::detail
