@@ -1,0 +1,415 @@
+// Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
+// GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate,
+// decode (fused strict/replace/drop, staged), sanitize, encode (fused, compact; input = the
+// decoded UTF-32) and a CUB-composed baseline decoder (flag kernel + cub::DeviceSelect::Flagged +
+// gather-decode kernel). Each result is also given as a fraction of its roofline: the bytes it
+// must move at the measured device copy rate (cudaMemcpy D2D, read + write bytes / time).
+//
+// Inputs: --size MiB (default 256) tiled from corpus/sample/{ascii,cjk,emoji,mixed}.txt (or
+// synthesized when absent), valid and with 0.1%, 1% and 5% of the bytes overwritten by bytes that
+// can never occur in UTF-8 (seeded RNG).
+//
+//   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick]
+//               [--budget SECONDS]
+// writes DIR/codec.csv and DIR/codec.md and prints the table.
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gutf8/cuda_resources.hpp"
+#include "gutf8/device.hpp"
+#include "utf8/classify.cuh"
+
+namespace {
+
+using gutf8::cuda::check;
+using std::uint32_t;
+using std::uint64_t;
+using std::uint8_t;
+
+// ------------------------------------------------------------ CUB baseline ----
+
+__global__ void baseline_flags(const uint8_t* in, uint64_t n, uint8_t* flags) {
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t{gridDim.x} * blockDim.x)
+    flags[i] = gutf8::kern::classify_reference(in, n, i).start ? 1 : 0;
+}
+
+__global__ void baseline_decode(const uint8_t* in, uint64_t n, const uint32_t* starts,
+                                const uint32_t* count, char32_t* out) {
+  const uint64_t m = *count;
+  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < m;
+       k += uint64_t{gridDim.x} * blockDim.x) {
+    const uint64_t p = starts[k];
+    const auto r = gutf8::kern::classify_reference(in, n, p);
+    out[k] = r.wf_length ? gutf8::detail::decode_sequence(in + p, r.wf_length) : U'\uFFFD';
+  }
+}
+
+struct cub_baseline {
+  uint8_t* flags = nullptr;
+  uint32_t* starts = nullptr;
+  uint32_t* count = nullptr;
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+  uint64_t n = 0;
+  explicit cub_baseline(uint64_t bytes) : n(bytes) {
+    check(cudaMalloc(&flags, n), "baseline flags");
+    check(cudaMalloc(&starts, 4 * n), "baseline starts");
+    check(cudaMalloc(&count, 4), "baseline count");
+    check(cub::DeviceSelect::Flagged(nullptr, temp_bytes, thrust::counting_iterator<uint32_t>(0), flags,
+                                     starts, count, static_cast<int64_t>(n)),
+          "DeviceSelect size");
+    check(cudaMalloc(&temp, temp_bytes), "baseline temp");
+  }
+  ~cub_baseline() {
+    cudaFree(flags);
+    cudaFree(starts);
+    cudaFree(count);
+    cudaFree(temp);
+  }
+  cudaError_t run(const uint8_t* in, char32_t* out, cudaStream_t s) {
+    baseline_flags<<<1056, 256, 0, s>>>(in, n, flags);
+    std::size_t tb = temp_bytes;
+    cudaError_t e = cub::DeviceSelect::Flagged(temp, tb, thrust::counting_iterator<uint32_t>(0), flags,
+                                               starts, count, static_cast<int64_t>(n), s);
+    if (e != cudaSuccess) return e;
+    baseline_decode<<<1056, 256, 0, s>>>(in, n, starts, count, out);
+    return cudaGetLastError();
+  }
+};
+
+// ------------------------------------------------------------------ inputs ----
+
+std::vector<uint8_t> read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return {};
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<uint8_t> synthesize(const std::string& kind, std::mt19937_64& g) {
+  std::vector<uint8_t> out;
+  while (out.size() < (1u << 20)) {
+    char32_t c;
+    if (g() % 12 == 0) c = U'\n';
+    else if (kind == "ascii") c = static_cast<char32_t>(0x20 + g() % 95);
+    else if (kind == "cjk") c = static_cast<char32_t>(0x4E00 + g() % 0x5000);
+    else if (kind == "emoji") c = static_cast<char32_t>(0x1F300 + g() % 0x700);
+    else c = g() % 2 ? static_cast<char32_t>(0x20 + g() % 95) : static_cast<char32_t>(0x400 + g() % 0x9000);
+    uint8_t b[4];
+    const unsigned n = gutf8::detail::encode_scalar(c, b);
+    out.insert(out.end(), b, b + n);
+  }
+  return out;
+}
+
+// `size` bytes by tiling the sample, cut at a sequence boundary and padded with spaces.
+std::vector<uint8_t> tiled(const std::vector<uint8_t>& sample, std::size_t size) {
+  std::vector<uint8_t> out(size);
+  for (std::size_t i = 0; i < size; i += sample.size())
+    std::memcpy(out.data() + i, sample.data(), std::min(sample.size(), size - i));
+  std::size_t end = size;
+  while (end > 0 && gutf8::detail::is_continuation(out[end - 1])) --end;
+  if (end > 0 && gutf8::detail::sequence_length(out[end - 1]) > 1) --end;
+  std::fill(out.begin() + static_cast<std::ptrdiff_t>(end), out.end(), uint8_t{' '});
+  return out;
+}
+
+void inject(std::vector<uint8_t>& b, double rate, uint64_t seed) {
+  if (rate <= 0) return;
+  static constexpr uint8_t never[] = {0xC0, 0xC1, 0xF5, 0xF6, 0xF7, 0xF8, 0xFE, 0xFF};
+  std::mt19937_64 g(seed);
+  std::geometric_distribution<std::size_t> gap(rate);
+  for (std::size_t i = gap(g); i < b.size(); i += 1 + gap(g)) b[i] = never[g() % 8];
+}
+
+// --------------------------------------------------------------- measuring ----
+
+struct timing {
+  double median_ms = 0;
+  double min_ms = 0;
+};
+
+timing measure(int runs, cudaStream_t s, const std::function<cudaError_t()>& body) {
+  gutf8::cuda::event a, b;
+  for (int i = 0; i < 3; ++i) check(body(), "warm-up");
+  check(cudaStreamSynchronize(s), "warm-up sync");
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    a.record(s);
+    check(body(), "timed run");
+    b.record(s);
+    b.synchronize();
+    ms.push_back(b.elapsed_since(a));
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front()};
+}
+
+struct row {
+  std::string input;
+  double invalid = 0;
+  std::string op;
+  double ms = 0;
+  double gbps = 0;        // UTF-8 input bytes / time
+  double moved = 0;       // bytes the op must read + write
+  double roofline = 0;    // input GB/s at the copy rate
+  double fraction = 0;
+};
+
+std::string fmt(double v, int prec = 1) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(prec);
+  o << v;
+  return o.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out_dir = "bench/results", commit = "unknown", corpus = "corpus/sample";
+  std::size_t size_mib = 256;
+  int runs = 15;
+  double budget_s = 170;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "missing value for " << a << "\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--out") out_dir = next();
+    else if (a == "--commit") commit = next();
+    else if (a == "--size") size_mib = std::stoul(next());
+    else if (a == "--runs") runs = std::max(10, std::stoi(next()));
+    else if (a == "--corpus") corpus = next();
+    else if (a == "--budget") budget_s = std::stod(next());
+    else if (a == "--quick") quick = true;
+    else {
+      std::cerr << "usage: bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] "
+                   "[--corpus DIR] [--quick] [--budget SECONDS]\n";
+      return 2;
+    }
+  }
+  const std::string reason = gutf8::cuda::gpu_unavailable_reason();
+  if (!reason.empty()) {
+    std::cerr << "bench_codec: no usable GPU: " << reason << "\n";
+    return 3;
+  }
+  const auto t_start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
+  try {
+    cudaDeviceProp prop{};
+    int dev = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
+    gutf8::cuda::stream stream;
+    cudaStream_t s = stream.get();
+
+    // Device copy rate: 1 GiB D2D, read + write bytes / time.
+    double copy_gbps = 0;
+    {
+      const std::size_t cb = std::size_t{1} << 30;
+      gutf8::cuda::device_buffer<uint8_t> a(cb), b(cb);
+      check(cudaMemsetAsync(a.data(), 1, cb, s), "memset");
+      const timing t = measure(runs, s, [&] {
+        return cudaMemcpyAsync(b.data(), a.data(), cb, cudaMemcpyDeviceToDevice, s);
+      });
+      copy_gbps = 2.0 * static_cast<double>(cb) / (t.median_ms * 1e6);
+    }
+    std::cout << "GPU: " << prop.name << "  copy rate (read+write): " << fmt(copy_gbps) << " GB/s\n";
+
+    const uint64_t n = static_cast<uint64_t>(size_mib) << 20;
+    gutf8::cuda::device_buffer<uint8_t> d_in(n), d_san(3 * n + 16), d_enc(3 * n + 16);
+    gutf8::cuda::device_buffer<char32_t> d_out(n), d_u32(n);
+    gutf8::cuda::device_buffer<gutf8::device::device_summary> d_sum(1);
+    gutf8::cuda::device_buffer<uint8_t> d_temp;
+    cub_baseline baseline(n);
+    auto temp_for = [&](std::size_t bytes) -> void* {
+      if (d_temp.size() < bytes) d_temp = gutf8::cuda::device_buffer<uint8_t>(bytes);
+      return d_temp.data();
+    };
+
+    std::vector<row> rows;
+    const std::vector<std::string> kinds = {"ascii", "cjk", "emoji", "mixed"};
+    const std::vector<double> rates = quick ? std::vector<double>{0.0, 0.01}
+                                            : std::vector<double>{0.0, 0.001, 0.01, 0.05};
+    std::mt19937_64 g(20240531);
+    for (const std::string& kind : kinds) {
+      std::vector<uint8_t> sample = read_file(std::filesystem::path(corpus) / (kind + ".txt"));
+      if (sample.empty()) {
+        std::cout << "(no " << corpus << "/" << kind << ".txt: synthesized)\n";
+        sample = synthesize(kind, g);
+      }
+      const std::vector<uint8_t> base = tiled(sample, n);
+      for (double rate : rates) {
+        if (elapsed() > budget_s) {
+          std::cout << "time budget reached: skipping the remaining inputs\n";
+          break;
+        }
+        std::vector<uint8_t> host = base;
+        inject(host, rate, 7 + static_cast<uint64_t>(rate * 1e6));
+        check(cudaMemcpy(d_in.data(), host.data(), n, cudaMemcpyHostToDevice), "upload");
+        const auto* in = reinterpret_cast<const std::byte*>(d_in.data());
+
+        // The UTF-32 text for the encoders and the code point count for the rooflines.
+        gutf8::device::device_summary sum{};
+        std::size_t tb = 0;
+        check(gutf8::device::decode(nullptr, tb, in, n, d_u32.data(), d_sum.data(),
+                                    gutf8::error_policy::replace),
+              "decode size");
+        check(gutf8::device::decode(temp_for(tb), tb, in, n, d_u32.data(), d_sum.data(),
+                                    gutf8::error_policy::replace, true, gutf8::device::decoder::fused, s),
+              "decode");
+        check(cudaMemcpyAsync(&sum, d_sum.data(), sizeof sum, cudaMemcpyDeviceToHost, s), "summary");
+        check(cudaStreamSynchronize(s), "sync");
+        const double cps = static_cast<double>(sum.written);
+        const double errors = static_cast<double>(sum.errors);
+        const double nn = static_cast<double>(n);
+        const double u32_bytes = 4 * cps;
+        // Output sizes under each policy (valid units keep their bytes).
+        const double replaced_bytes = [&] {
+          std::size_t t2 = 0;
+          check(gutf8::device::sanitize(nullptr, t2, in, n, reinterpret_cast<char8_t*>(d_san.data()),
+                                        d_sum.data(), gutf8::error_policy::replace),
+                "sanitize size");
+          check(gutf8::device::sanitize(temp_for(t2), t2, in, n, reinterpret_cast<char8_t*>(d_san.data()),
+                                        d_sum.data(), gutf8::error_policy::replace, true, s),
+                "sanitize");
+          gutf8::device::device_summary s2{};
+          check(cudaMemcpyAsync(&s2, d_sum.data(), sizeof s2, cudaMemcpyDeviceToHost, s), "summary");
+          check(cudaStreamSynchronize(s), "sync");
+          return static_cast<double>(s2.written);
+        }();
+
+        auto add = [&](const std::string& op, double moved, const std::function<cudaError_t()>& body) {
+          const timing t = measure(runs, s, body);
+          row r;
+          r.input = kind;
+          r.invalid = rate;
+          r.op = op;
+          r.ms = t.median_ms;
+          r.gbps = nn / (t.median_ms * 1e6);
+          r.moved = moved;
+          r.roofline = nn / (moved / copy_gbps);
+          r.fraction = r.gbps / r.roofline;
+          rows.push_back(r);
+          std::cout << "  " << kind << " " << fmt(rate * 100, 1) << "% " << op << ": " << fmt(r.gbps)
+                    << " GB/s (" << fmt(100 * r.fraction, 0) << "% of " << fmt(r.roofline) << ")\n";
+        };
+        auto api = [&](auto&& call) {
+          std::size_t bytes = 0;
+          check(call(nullptr, bytes), "size query");
+          void* t = temp_for(bytes);
+          return [call, t, bytes]() mutable { return call(t, bytes); };
+        };
+        using gutf8::error_policy;
+        namespace dv = gutf8::device;
+        auto* out32 = d_out.data();
+        auto* san = reinterpret_cast<char8_t*>(d_san.data());
+        auto* enc = reinterpret_cast<char8_t*>(d_enc.data());
+        auto* sm = d_sum.data();
+        const auto* u32in = reinterpret_cast<const std::byte*>(d_u32.data());
+        const uint64_t u32n = static_cast<uint64_t>(u32_bytes);
+        const double valid_cps = cps - errors;
+
+        add("validate", nn, api([=](void* t, std::size_t& b) {
+              return dv::validate(t, b, in, n, sm, true, s);
+            }));
+        if (rate == 0)  // strict stops at the first error: only meaningful on valid text
+          add("decode_fused", nn + u32_bytes, api([=](void* t, std::size_t& b) {
+                return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused, s);
+              }));
+        add("decode_fused_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
+              return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::fused, s);
+            }));
+        add("decode_fused_drop", nn + 4 * valid_cps, api([=](void* t, std::size_t& b) {
+              return dv::decode(t, b, in, n, out32, sm, error_policy::drop, true, dv::decoder::fused, s);
+            }));
+        add("decode_staged_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
+              return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::staged, s);
+            }));
+        add("cub_baseline_replace", nn + u32_bytes, [&] { return baseline.run(d_in.data(), out32, s); });
+        add("sanitize_replace", nn + replaced_bytes, api([=](void* t, std::size_t& b) {
+              return dv::sanitize(t, b, in, n, san, sm, error_policy::replace, true, s);
+            }));
+        add("sanitize_drop", 2 * nn, api([=](void* t, std::size_t& b) {
+              return dv::sanitize(t, b, in, n, san, sm, error_policy::drop, true, s);
+            }));
+        // Encoders: input = the decoded (replace) UTF-32, output = replaced_bytes of UTF-8.
+        // GB/s are reported per byte of that UTF-8 text, roofline = 4 per code point read +
+        // the UTF-8 written.
+        auto add_encode = [&](const std::string& op, dv::encoder v) {
+          const std::size_t before = rows.size();
+          add(op, u32_bytes + replaced_bytes, api([=](void* t, std::size_t& b) {
+                return dv::encode(t, b, u32in, u32n, enc, sm, error_policy::strict, true, v, s);
+              }));
+          row& r = rows[before];
+          r.gbps = replaced_bytes / (r.ms * 1e6);
+          r.roofline = replaced_bytes / ((u32_bytes + replaced_bytes) / copy_gbps);
+          r.fraction = r.gbps / r.roofline;
+        };
+        add_encode("encode_fused", dv::encoder::fused);
+        add_encode("encode_compact", dv::encoder::compact);
+      }
+    }
+
+    // ------------------------------------------------------------- reports ----
+    std::filesystem::create_directories(out_dir);
+    char date[64];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+    {
+      std::ofstream csv(std::filesystem::path(out_dir) / "codec.csv");
+      csv << "gpu,commit,date,size_mib,copy_gbps,input,invalid_pct,op,median_ms,gbps,roofline_gbps,"
+             "fraction\n";
+      for (const row& r : rows)
+        csv << '"' << prop.name << "\"," << commit << ',' << date << ',' << size_mib << ','
+            << fmt(copy_gbps) << ',' << r.input << ',' << fmt(100 * r.invalid, 1) << ',' << r.op << ','
+            << fmt(r.ms, 4) << ',' << fmt(r.gbps) << ',' << fmt(r.roofline) << ',' << fmt(r.fraction, 3)
+            << '\n';
+    }
+    std::ostringstream md;
+    md << "# gutf8 device codec benchmark\n\n"
+       << "- GPU: " << prop.name << "\n- commit: " << commit << "\n- date: " << date
+       << "\n- input: " << size_mib << " MiB per case, median of " << runs << " runs\n"
+       << "- device copy rate (cudaMemcpy D2D, read+write): " << fmt(copy_gbps) << " GB/s\n"
+       << "- GB/s = bytes of UTF-8 text / time; roofline = that text's bytes / (bytes the op must "
+          "read + write at the copy rate)\n\n"
+       << "| input | invalid | op | ms | GB/s | roofline GB/s | % of roofline |\n"
+       << "|---|---:|---|---:|---:|---:|---:|\n";
+    for (const row& r : rows)
+      md << "| " << r.input << " | " << fmt(100 * r.invalid, 1) << "% | " << r.op << " | "
+         << fmt(r.ms, 3) << " | " << fmt(r.gbps) << " | " << fmt(r.roofline) << " | "
+         << fmt(100 * r.fraction, 0) << "% |\n";
+    {
+      std::ofstream f(std::filesystem::path(out_dir) / "codec.md");
+      f << md.str();
+    }
+    std::cout << "\n" << md.str() << "\nwritten: " << out_dir << "/codec.csv, " << out_dir
+              << "/codec.md (" << fmt(elapsed(), 0) << " s)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "bench_codec: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

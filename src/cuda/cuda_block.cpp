@@ -1,0 +1,463 @@
+#include "cuda/cuda_block.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <vector>
+#include <string>
+#include <utility>
+
+#include "gutf8/cuda_resources.hpp"
+#include "gutf8/detail/utf8_rules.hpp"
+#include "gutf8/device.hpp"
+#include "gutf8/error.hpp"
+#include "utf8/stats.hpp"
+
+namespace gutf8::internal {
+namespace {
+
+using u8 = std::uint8_t;
+using cp_run = kern::stats::code_point_run;
+
+// What one piece leaves on the device for the host: copied back in one transfer.
+struct piece_result {
+  device::device_summary summary;
+  unsigned long long by_length[4];  // stats
+  std::uint32_t runs;               // stats with a histogram
+  std::uint32_t pad;
+};
+
+// The trailing bytes the device API carries when is_last == false: the same rule as
+// kern::utf8_carry (a lead followed by fewer continuation bytes than it needs, all acceptable so
+// far), computed here so the next piece can be queued before the GPU has decided.
+std::size_t utf8_carry(const u8* s, std::size_t n) {
+  for (unsigned k = 1; k <= 3 && k <= n; ++k) {
+    const u8 lead = s[n - k];
+    if (detail::is_continuation(lead)) continue;
+    if (detail::sequence_length(lead) <= k) return 0;
+    for (unsigned m = 1; m < k; ++m)
+      if (!detail::continues(lead, m, s[n - k + m])) return 0;
+    return k;
+  }
+  return 0;
+}
+
+bool is_pinned(const void* p, std::size_t n) {
+  if (p == nullptr || n == 0) return false;
+  const auto pinned_at = [](const void* q) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+  };
+  return pinned_at(p) && pinned_at(static_cast<const u8*>(p) + (n - 1));
+}
+
+double seconds_between(const cuda::event& from, const cuda::event& to) {
+  return static_cast<double>(to.elapsed_since(from)) / 1000.0;
+}
+
+template <class T>
+void grow(cuda::device_buffer<T>& b, std::size_t n) {
+  if (b.size() < n) {
+    b = cuda::device_buffer<T>();  // free first: the old and the new need not both fit
+    b = cuda::device_buffer<T>(n);
+  }
+}
+template <class T>
+void grow(cuda::pinned_buffer<T>& b, std::size_t n) {
+  if (b.size() < n) {
+    b = cuda::pinned_buffer<T>();
+    b = cuda::pinned_buffer<T>(n);
+  }
+}
+
+class cuda_processor final : public block_processor {
+ public:
+  cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, cuda_tuning tuning)
+      : fallback_(std::move(fallback)), tuning_(tuning), device_(opt.device) {
+    tuning_.pieces = std::max(tuning_.pieces, 1u);
+    tuning_.min_retry_block = std::max<std::size_t>(tuning_.min_retry_block, 4096);
+    tuning_.max_sub_block = std::max(tuning_.max_sub_block, tuning_.min_retry_block);
+    if (!tuning_.lazy) start();
+  }
+
+  ~cuda_processor() override {
+    if (started_) {
+      cudaSetDevice(device_);
+      for (slot& s : slots_) cudaStreamSynchronize(s.stream);
+    }
+  }
+
+  block_result process(const block_request& rq) override {
+    if (rq.end != rq.size || rq.size == 0 || rq.size < tuning_.min_gpu_block || !ensure_started())
+      return fallback_->process(rq);
+    cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
+    const bool in_pinned = is_pinned(rq.data, rq.size);
+    const std::size_t out_room = output_width(rq.op) * rq.size + (rq.op == operation::encode ? 3 : 0);
+    const bool out_pinned = rq.out == nullptr || out_room == 0 || is_pinned(rq.out, out_room);
+    const std::size_t sub = reserve(rq, in_pinned, out_pinned);
+    if (sub == 0) return fallback_->process(rq);  // auto_select and no GPU memory: the CPU
+    return run(rq, sub, in_pinned, out_pinned);
+  }
+
+  [[nodiscard]] stream_timings timings() const noexcept { return times_; }
+
+ private:
+  struct slot {
+    cuda::stream stream;
+    cuda::event start, h2d, kernels, summary, out_start, out_done;
+    cuda::device_buffer<u8> in, out, temp, hist_temp;
+    cuda::device_buffer<piece_result> result;
+    cuda::device_buffer<cp_run> runs;
+    cuda::pinned_buffer<u8> in_stage, out_stage;
+    cuda::pinned_buffer<cp_run> runs_host;
+    std::size_t capacity = 0;  // piece bytes the buffers hold
+    double hist_kernel_s = 0, hist_d2h_s = 0;
+  };
+
+  struct piece {
+    std::size_t pos = 0, n = 0, carry = 0;
+    bool final = false;    // the last piece of the block
+    bool is_last = false;  // ... and the input ends there
+    unsigned index = 0;    // slot = index % 2
+  };
+
+  // ------------------------------------------------------------------ start-up ----
+
+  bool ensure_started() {
+    if (started_) return true;
+    if (failed_) return false;
+    try {
+      start();
+      return true;
+    } catch (const error&) {
+      failed_ = true;
+      return false;  // lazy only: an eager processor started in its constructor
+    }
+  }
+
+  void start() {
+    const std::string why = cuda::gpu_unavailable_reason();
+    if (!why.empty()) throw error(errc::no_device, "no usable GPU for the CUDA backend: " + why);
+    int count = 0;
+    cuda::check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (device_ < 0 || device_ >= count)
+      throw error(errc::no_device, "no GPU " + std::to_string(device_) + " for the CUDA backend (" +
+                                       std::to_string(count) + (count == 1 ? " GPU" : " GPUs") +
+                                       ", numbered from 0)");
+    try {
+      cuda::check(cudaSetDevice(device_), "cudaSetDevice");
+      cuda::check(cudaFree(nullptr), "creating the CUDA context");
+      slots_.clear();
+      slots_.resize(2);  // streams and events: created only now, never for a CPU-only run
+      host_results_ = cuda::pinned_buffer<piece_result>(slots_.size());
+    } catch (const error& e) {
+      cudaGetLastError();
+      throw error(e.code() == errc::out_of_memory ? errc::out_of_memory : errc::no_device,
+                  "cannot use GPU " + std::to_string(device_) + ": " + e.what());
+    }
+    started_ = true;
+  }
+
+  // ----------------------------------------------------------------- buffers ----
+
+  // The piece size for a block: about tuning.pieces pieces, whole MiB, within the limits.
+  std::size_t plan(std::size_t size) const {
+    constexpr std::size_t mib = std::size_t{1} << 20;
+    std::size_t sub = (size / tuning_.pieces + mib - 1) / mib * mib;
+    sub = std::max(sub, tuning_.min_sub_block);
+    sub = std::min(sub, tuning_.max_sub_block);
+    return std::min(sub, size);
+  }
+
+  // Makes both slots hold pieces of the planned size, halving it when the GPU (or the pinned
+  // host memory) runs out. Returns the piece size, or 0 when even the smallest does not fit and
+  // the processor is lazy (auto_select falls back to the CPU).
+  std::size_t reserve(const block_request& rq, bool in_pinned, bool out_pinned) {
+    std::size_t sub = plan(rq.size);
+    for (;;) {
+      try {
+        for (slot& s : slots_) reserve_slot(s, rq, sub, in_pinned, out_pinned);
+        return sub;
+      } catch (const error& e) {
+        if (e.code() != errc::out_of_memory) throw;
+        cudaGetLastError();
+        for (slot& s : slots_) release(s);
+        if (sub <= tuning_.min_retry_block) {
+          if (tuning_.lazy) {
+            failed_ = true;
+            return 0;
+          }
+          throw error(errc::out_of_memory,
+                      "not enough GPU memory for the CUDA backend, even in pieces of " +
+                          std::to_string(sub) + " bytes: " + e.what());
+        }
+        sub = std::max(tuning_.min_retry_block, sub / 2);
+        tuning_.max_sub_block = sub;  // later blocks start from the size that fitted
+      }
+    }
+  }
+
+  static void release(slot& s) {
+    s.in = {}, s.out = {}, s.temp = {}, s.hist_temp = {}, s.runs = {};
+    s.in_stage = {}, s.out_stage = {}, s.runs_host = {};
+    s.capacity = 0;
+  }
+
+  void reserve_slot(slot& s, const block_request& rq, std::size_t sub, bool in_pinned,
+                    bool out_pinned) {
+    const bool stats = rq.op == operation::stats;
+    const std::size_t width = stats ? 4 : output_width(rq.op);
+    const std::size_t out_bytes = width * sub + 16;
+    grow(s.in, sub);
+    if (width != 0) grow(s.out, out_bytes);
+    grow(s.temp, std::max<std::size_t>(temp_bytes(rq, sub), 1));
+    if (s.result.size() == 0) s.result = cuda::device_buffer<piece_result>(1);
+    if (stats && rq.histogram != nullptr) {
+      std::size_t hist = 0;
+      cuda::check(kern::stats::histogram_runs(nullptr, hist, nullptr, sub, nullptr, nullptr, nullptr),
+                  "histogram_runs (size query)");
+      grow(s.hist_temp, hist);
+      grow(s.runs, kern::stats::max_runs(sub));
+      grow(s.runs_host, kern::stats::max_runs(sub));
+    }
+    if (!in_pinned) grow(s.in_stage, sub);
+    if (!out_pinned && !stats && width != 0) grow(s.out_stage, out_bytes);
+    s.capacity = sub;
+  }
+
+  // Temporary storage of the device API for a piece of n bytes.
+  std::size_t temp_bytes(const block_request& rq, std::size_t n) const {
+    std::size_t bytes = 0;
+    cuda::check(launch(rq.op, rq.policy, nullptr, bytes, nullptr, n, nullptr, nullptr, true, nullptr),
+                "device API (size query)");
+    return bytes;
+  }
+
+  // ------------------------------------------------------------------ the work ----
+
+  // The device API call for op. stats decodes with drop: the code points of exactly the
+  // well-formed sequences, which the stats kernels count; validate and stats never stop.
+  static cudaError_t launch(operation op, error_policy policy, void* temp, std::size_t& bytes,
+                            const u8* in, std::size_t n, u8* out, device::device_summary* summary,
+                            bool is_last, cudaStream_t stream) {
+    const auto* bin = reinterpret_cast<const std::byte*>(in);
+    switch (op) {
+      case operation::decode:
+        return device::decode(temp, bytes, bin, n, reinterpret_cast<char32_t*>(out), summary, policy,
+                              is_last, device::decoder::fused, stream);
+      case operation::stats:
+        return device::decode(temp, bytes, bin, n, reinterpret_cast<char32_t*>(out), summary,
+                              error_policy::drop, is_last, device::decoder::fused, stream);
+      case operation::sanitize:
+        return device::sanitize(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,
+                                is_last, stream);
+      case operation::encode:
+        return device::encode(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,
+                              is_last, device::encoder::fused, stream);
+      case operation::validate:
+        break;
+    }
+    return device::validate(temp, bytes, bin, n, summary, is_last, stream);
+  }
+
+  piece next_piece(const block_request& rq, std::size_t pos, std::size_t sub, unsigned index) const {
+    piece p;
+    p.pos = pos;
+    p.n = std::min(sub, rq.size - pos);
+    p.final = pos + p.n == rq.size;
+    p.is_last = p.final && rq.at_end;
+    p.index = index;
+    if (!p.is_last)
+      p.carry = rq.op == operation::encode ? p.n % 4 : utf8_carry(rq.data + pos, p.n);
+    return p;
+  }
+
+  // Queues a piece on its slot's stream: upload, device API (+ stats kernels), summary download.
+  void enqueue(const block_request& rq, const piece& p, bool in_pinned) {
+    slot& s = slots_[p.index % 2];
+    const u8* src = rq.data + p.pos;
+    if (!in_pinned) {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::memcpy(s.in_stage.data(), src, p.n);
+      times_.staging_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      src = s.in_stage.data();
+    }
+    s.start.record(s.stream);
+    cuda::check(cudaMemcpyAsync(s.in.data(), src, p.n, cudaMemcpyHostToDevice, s.stream),
+                "cudaMemcpyAsync (chunk to GPU)");
+    s.h2d.record(s.stream);
+    piece_result* result = s.result.data();
+    device::device_summary* summary = &result->summary;
+    if (rq.op == operation::stats)
+      cuda::check(cudaMemsetAsync(result, 0, sizeof(piece_result), s.stream), "cudaMemsetAsync");
+    std::size_t bytes = s.temp.size();
+    cuda::check(launch(rq.op, rq.policy, s.temp.data(), bytes, s.in.data(), p.n, s.out.data(), summary,
+                       p.is_last, s.stream),
+                "CUDA codec kernels");
+    if (rq.op == operation::stats)
+      cuda::check(kern::stats::count_lengths(reinterpret_cast<const char32_t*>(s.out.data()), summary, p.n,
+                                             result->by_length, s.stream),
+                  "stats kernel (sequence lengths)");
+    s.kernels.record(s.stream);
+    cuda::check(cudaMemcpyAsync(&host_results_.data()[p.index % 2], result, sizeof(piece_result),
+                                cudaMemcpyDeviceToHost, s.stream),
+                "cudaMemcpyAsync (summary to host)");
+    s.summary.record(s.stream);
+  }
+
+  // The (code point, count) runs of a stats piece, added to the caller's histogram.
+  void merge_histogram(slot& s, std::uint64_t code_points, std::uint64_t* histogram, unsigned index) {
+    if (code_points == 0) return;
+    const cuda::event& begin = s.summary;  // recorded, complete
+    std::size_t bytes = s.hist_temp.size();
+    piece_result* result = s.result.data();
+    cuda::check(kern::stats::histogram_runs(s.hist_temp.data(), bytes,
+                                            reinterpret_cast<const char32_t*>(s.out.data()), code_points,
+                                            s.runs.data(), &result->runs, s.stream),
+                "stats kernels (code point histogram)");
+    s.kernels.record(s.stream);
+    piece_result& host = host_results_.data()[index % 2];
+    cuda::check(cudaMemcpyAsync(&host.runs, &result->runs, sizeof host.runs, cudaMemcpyDeviceToHost, s.stream),
+                "cudaMemcpyAsync (histogram size)");
+    s.out_start.record(s.stream);
+    s.out_start.synchronize();
+    s.hist_kernel_s += seconds_between(begin, s.kernels);
+    const std::uint32_t runs = host.runs;
+    if (runs > s.runs_host.size()) throw error(errc::device_failure, "stats kernels: run count out of range");
+    cuda::check(cudaMemcpyAsync(s.runs_host.data(), s.runs.data(), runs * sizeof(cp_run), cudaMemcpyDeviceToHost,
+                                s.stream),
+                "cudaMemcpyAsync (histogram to host)");
+    s.out_done.record(s.stream);
+    s.out_done.synchronize();
+    s.hist_d2h_s += seconds_between(s.kernels, s.out_done);
+    for (std::uint32_t k = 0; k < runs; ++k) histogram[s.runs_host.data()[k].code_point] += s.runs_host.data()[k].count;
+  }
+
+  block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned) {
+    // Whatever happens, nothing may still read rq.data or write rq.out when this returns.
+    struct drain {
+      cuda_processor& self;
+      ~drain() {
+        for (slot& s : self.slots_) cudaStreamSynchronize(s.stream);
+      }
+    } guard{*this};
+
+    const bool transcodes = rq.op == operation::decode || rq.op == operation::sanitize ||
+                            rq.op == operation::encode;
+    const bool strict = transcodes && rq.policy == error_policy::strict;
+    const std::size_t out_unit = rq.op == operation::decode ? 4 : 1;
+    block_result r;
+    std::deque<piece> queued;
+    std::size_t next_pos = 0;
+    unsigned next_index = 0;
+    bool more = true;
+    const auto push = [&] {
+      const piece p = next_piece(rq, next_pos, sub, next_index++);
+      enqueue(rq, p, in_pinned);
+      next_pos = p.pos + p.n - p.carry;
+      more = !p.final;
+      queued.push_back(p);
+    };
+    push();
+    if (more) push();
+
+    while (!queued.empty()) {
+      const piece p = queued.front();
+      queued.pop_front();
+      slot& s = slots_[p.index % 2];
+      s.hist_kernel_s = s.hist_d2h_s = 0;
+      s.summary.synchronize();
+      times_.h2d_seconds += seconds_between(s.start, s.h2d);
+      times_.kernel_seconds += seconds_between(s.h2d, s.kernels);
+      times_.d2h_seconds += seconds_between(s.kernels, s.summary);
+      const piece_result& h = host_results_.data()[p.index % 2];
+      const device::device_summary d = h.summary;
+      const bool stopped = strict && d.errors != 0;
+      if (!stopped && (d.carry != p.carry || d.consumed != p.n - p.carry))
+        throw error(errc::device_failure,
+                    "CUDA backend: the GPU carried " + std::to_string(d.carry) + " bytes of a piece, the host " +
+                        std::to_string(p.carry));
+      if (d.first_error_offset != device::no_offset && r.first_error == no_error) {
+        r.first_error = p.pos + d.first_error_offset;
+        r.first_kind = d.kind();
+      }
+      r.errors += d.errors;
+      r.lines += d.lines;
+      r.consumed = p.pos + d.consumed;
+      if (rq.op == operation::stats) {
+        for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += h.by_length[l];
+        if (rq.histogram != nullptr) merge_histogram(s, d.written, rq.histogram, p.index);
+      }
+      double out_s = 0;
+      if (transcodes && rq.out != nullptr && d.written != 0) {
+        const std::size_t bytes = d.written * out_unit;
+        u8* target = out_pinned ? rq.out + r.written : s.out_stage.data();
+        s.out_start.record(s.stream);
+        cuda::check(cudaMemcpyAsync(target, s.out.data(), bytes, cudaMemcpyDeviceToHost, s.stream),
+                    "cudaMemcpyAsync (output to host)");
+        s.out_done.record(s.stream);
+        s.out_done.synchronize();
+        out_s = seconds_between(s.out_start, s.out_done);
+        if (!out_pinned) {
+          const auto t0 = std::chrono::steady_clock::now();
+          std::memcpy(rq.out + r.written, target, bytes);
+          times_.staging_seconds +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+      }
+      if (transcodes) r.written += d.written * out_unit;
+      times_.kernel_seconds += s.hist_kernel_s;
+      times_.d2h_seconds += out_s + s.hist_d2h_s;
+      times_.gpu_bytes += stopped ? d.consumed : p.n - p.carry;
+      if (stopped) {
+        r.stopped = true;
+        break;
+      }
+      if (more) push();  // into the slot just drained
+    }
+    if (!rq.count_lines) r.lines = 0;
+    return r;
+  }
+
+  std::unique_ptr<block_processor> fallback_;
+  cuda_tuning tuning_;
+  int device_;
+  bool started_ = false, failed_ = false;
+  std::vector<slot> slots_;  // two, once started
+  cuda::pinned_buffer<piece_result> host_results_;
+  stream_timings times_{};
+};
+
+}  // namespace
+
+std::unique_ptr<block_processor> make_cuda_processor(const options& opt,
+                                                     std::unique_ptr<block_processor> fallback,
+                                                     cuda_tuning tuning) {
+  return std::make_unique<cuda_processor>(opt, std::move(fallback), tuning);
+}
+
+stream_timings timings_of(const block_processor& processor) {
+  if (const auto* p = dynamic_cast<const cuda_processor*>(&processor)) return p->timings();
+  return {};
+}
+
+void* allocate_pinned(std::size_t bytes) noexcept {
+  void* p = nullptr;
+  if (bytes == 0 || cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+void free_pinned(void* p) noexcept {
+  if (p != nullptr) cudaFreeHost(p);
+}
+
+}  // namespace gutf8::internal

@@ -1,0 +1,67 @@
+// gutf8::device::encode (fused and compact variants)
+#include "device_launch.cuh"
+#include "utf8/encode.cuh"
+
+namespace gutf8::device {
+namespace {
+
+using namespace launch;
+
+template <error_policy P>
+void launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
+                   u64 full, u64 elems, u8* out, cudaStream_t stream) {
+  const auto grid = static_cast<unsigned>(l.tiles);
+  const auto last = static_cast<unsigned>(l.tiles - 1);
+  const bool vec = aligned16(in);
+  if (variant == encoder::fused) {
+    kern::encode_fused_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
+        in, n, full, elems, out, l.acc(d_temp), l.state(d_temp), last, vec);
+  } else {
+    auto* padded = static_cast<uint4*>(l.extra(d_temp));
+    kern::encode_expand_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
+        in, n, full, elems, padded, l.acc(d_temp), vec);
+    kern::compact_bytes_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
+        padded, out, l.acc(d_temp), l.state(d_temp), last);
+  }
+}
+
+}  // namespace
+
+cudaError_t encode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
+                   std::uint64_t n_bytes, char8_t* d_out, device_summary* d_summary,
+                   error_policy policy, bool is_last, encoder variant, cudaStream_t stream) {
+  const u64 n = n_bytes;
+  const u64 full = n / 4;
+  const u64 elems = full + (is_last && n % 4 != 0 ? 1 : 0);
+  const u64 tiles = ceil_div(elems, kern::encode_tile);
+  const std::size_t extra = variant == encoder::compact ? tiles * kern::encode_tile * 4 : 0;
+  const temp_layout l(tiles, extra);
+  if (d_temp == nullptr) {
+    temp_bytes = l.total;
+    return cudaSuccess;
+  }
+  if (bad_args(temp_bytes, l, d_in, n, d_summary) || (n != 0 && d_out == nullptr))
+    return cudaErrorInvalidValue;
+  const auto* in = reinterpret_cast<const u8*>(d_in);
+  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf32, true, stream);
+      e != cudaSuccess)
+    return e;
+  if (tiles != 0) {
+    auto* out = reinterpret_cast<u8*>(d_out);
+    switch (policy) {
+      case error_policy::strict:
+        launch_encode<error_policy::strict>(variant, l, d_temp, in, n, full, elems, out, stream);
+        break;
+      case error_policy::replace:
+        launch_encode<error_policy::replace>(variant, l, d_temp, in, n, full, elems, out, stream);
+        break;
+      case error_policy::drop:
+        launch_encode<error_policy::drop>(variant, l, d_temp, in, n, full, elems, out, stream);
+        break;
+    }
+  }
+  return end<kern::input_kind::utf32>(l, d_temp, in, n, d_summary, policy == error_policy::strict,
+                                      stream);
+}
+
+}  // namespace gutf8::device

@@ -1,0 +1,120 @@
+// Random GPU-vs-CPU comparisons: text of every script mix, error rates from 0.01% to 50%,
+// all-ASCII and all-4-byte inputs, every size 0..300, sizes around tile boundaries and
+// misaligned input pointers, through every kernel, variant and policy.
+#include "gpu_harness.hpp"
+
+namespace gutf8::test::gpu {
+namespace {
+
+constexpr std::size_t tile = 8192;  // bytes per tile of the UTF-8 kernels (and UTF-32 encoders)
+
+TEST(GpuRandom, ScriptsAndErrorRates) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  std::uint64_t seed = 1;
+  for (script s : scripts) {
+    for (double rate : {0.0, 0.0001, 0.001, 0.01, 0.05, 0.2, 0.5}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + " script " + std::to_string(int(s)) +
+                   " rate " + std::to_string(rate));
+      auto g = rng(seed++);
+      bytes b = random_text(g, 3 * tile + g() % tile, s);
+      corrupt(g, b, rate);
+      ASSERT_TRUE(check_all_utf8(ws, b, "random"));
+      const bytes u = random_utf32(g, 2 * 2048 + g() % 2048, s, rate, g() % 4);
+      ASSERT_TRUE(check_all_encode(ws, u, "random utf32"));
+    }
+  }
+}
+
+TEST(GpuRandom, AllAsciiAndAllFourByte) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  auto g = rng(77);
+  const bytes ascii = random_text(g, 5 * tile + 123, script::ascii);
+  EXPECT_TRUE(check_all_utf8(ws, ascii, "all ASCII"));
+  bytes four;
+  while (four.size() < 5 * tile + 100) append_utf8(four, static_cast<char32_t>(0x10000 + g() % 0x100000));
+  EXPECT_TRUE(check_all_utf8(ws, four, "all 4-byte"));
+  bytes zeros(3 * tile, 0);
+  EXPECT_TRUE(check_all_utf8(ws, zeros, "NUL bytes"));
+  bytes ff(3 * tile + 5, 0xFF);
+  EXPECT_TRUE(check_all_utf8(ws, ff, "all FF"));
+  bytes conts(3 * tile + 7, 0x80);
+  EXPECT_TRUE(check_all_utf8(ws, conts, "all continuation bytes"));
+  EXPECT_TRUE(check_all_encode(ws, random_utf32(g, 3 * 2048 + 5, script::ascii, 0.0), "ascii utf32"));
+  EXPECT_TRUE(check_all_encode(ws, random_utf32(g, 3 * 2048 + 5, script::emoji, 0.0), "emoji utf32"));
+}
+
+TEST(GpuRandom, EverySizeUpTo300) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  for (std::size_t n = 0; n <= 300; ++n) {
+    auto g = rng(1000 + n);
+    bytes b = random_text(g, n, script::mixed);
+    corrupt(g, b, n % 3 == 0 ? 0.0 : 0.03);
+    b.resize(n);  // exact size; may cut a sequence at the end
+    ASSERT_TRUE(check_all_utf8(ws, b, "size " + std::to_string(n)));
+    const bytes u = random_utf32(g, n / 4, script::mixed, n % 2 ? 0.05 : 0.0, n % 4);
+    ASSERT_TRUE(check_all_encode(ws, u, "utf32 size " + std::to_string(n)));
+  }
+}
+
+TEST(GpuRandom, TileBoundaries) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  std::uint64_t seed = 5000;
+  for (std::size_t n : boundary_sizes(tile, 3)) {
+    for (script s : {script::ascii, script::cjk, script::mixed}) {
+      auto g = rng(seed++);
+      bytes b = random_text(g, n, s);
+      if (s == script::mixed) corrupt(g, b, 0.002);
+      b.resize(n);
+      ASSERT_TRUE(check_all_utf8(ws, b, "boundary"));
+    }
+    auto g = rng(seed++);
+    // UTF-32: n values (tiles of 2048 values) and n bytes.
+    ASSERT_TRUE(check_all_encode(ws, random_utf32(g, n / 4, script::mixed, 0.001, n % 4), "boundary utf32"));
+  }
+  // Sequences straddling every thread (32 bytes) and tile boundary: a 4-byte sequence at
+  // every phase of a long run.
+  for (std::size_t phase = 0; phase < 4; ++phase) {
+    bytes b(phase, 'a');
+    while (b.size() < 2 * tile + 50) append_utf8(b, U'\U0001F600');
+    ASSERT_TRUE(check_all_utf8(ws, b, "emoji phase " + std::to_string(phase)));
+  }
+}
+
+TEST(GpuRandom, MisalignedInput) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  auto g = rng(4242);
+  bytes b = random_text(g, 2 * tile + 333, script::mixed);
+  corrupt(g, b, 0.01);
+  const bytes u = random_utf32(g, 2 * 2048 + 77, script::mixed, 0.01, 2);
+  for (std::size_t m = 1; m < 16; ++m) {
+    ASSERT_TRUE(check_all_utf8(ws, b, "misaligned", m));
+    ASSERT_TRUE(check_all_encode(ws, u, "misaligned utf32", m));
+  }
+}
+
+TEST(GpuRandom, ErrorKindsAndLines) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  // The first error at every kind, after a few lines, with the error near tile edges.
+  const std::vector<std::vector<std::uint8_t>> bad = {
+      {0x80}, {0xC0, 0x80}, {0xE0, 0x80}, {0xED, 0xA0}, {0xF4, 0x90}, {0xF5},
+      {0xE1, 0x41}, {0xF0, 0x90, 0x80, 0x41}, {0xE1, 0x80}, {0xF1}};
+  for (std::size_t at : {std::size_t{0}, std::size_t{5}, tile - 1, tile, 3 * tile + 31}) {
+    for (const auto& e : bad) {
+      bytes b;
+      while (b.size() < at) b.push_back(b.size() % 17 == 3 ? '\n' : 'z');
+      b.insert(b.end(), e.begin(), e.end());
+      ASSERT_TRUE(check_all_utf8(ws, b, "kind at end " + std::to_string(at)));
+      b.insert(b.end(), {'q', '\n', 'r'});
+      ASSERT_TRUE(check_all_utf8(ws, b, "kind " + std::to_string(at)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gutf8::test::gpu

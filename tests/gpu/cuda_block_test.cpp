@@ -1,0 +1,55 @@
+// The CUDA block processor (src/cuda/cuda_block.cpp) inside the backend-neutral session, fed in
+// chunks, against the CPU codec's one-shot results.
+#include "codec/cpu_block.hpp"
+#include "codec/session.hpp"
+#include "cuda/cuda_block.hpp"
+#include "gpu_harness.hpp"
+
+namespace gutf8::test::gpu {
+namespace {
+
+result run_session(operation oper, error_policy p, const bytes& in, std::size_t chunk) {
+  stream_config cfg;
+  cfg.operation = oper;
+  cfg.policy = p;
+  options opt;
+  internal::session s(cfg, internal::make_cuda_processor(opt, internal::make_cpu_processor(0)), false);
+  result r;
+  std::vector<std::uint8_t> out(s.max_output(chunk) + 16);
+  for (std::size_t at = 0; at < in.size() || at == 0; at += chunk) {
+    const std::size_t len = std::min(chunk, in.size() - at);
+    const bool last = at + len == in.size();
+    out.resize(s.max_output(len) + 16);
+    const std::size_t w = s.feed(std::span(in.data() + at, len), last, out.data());
+    r.out.insert(r.out.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(w));
+    if (last || s.stopped()) break;
+  }
+  r.sum = s.stats().input;
+  r.written = r.out.size() / (oper == operation::decode ? 4 : 1);
+  return r;
+}
+
+TEST(CudaBlockProcessor, SessionInChunksEqualsCpu) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(2024);
+  bytes text = random_text(g, 3u << 20, script::mixed);
+  corrupt(g, text, 0.0001);
+  const bytes u = random_utf32(g, 600000, script::mixed, 0.0001, 1);
+  for (std::size_t chunk : {std::size_t{100} << 10, std::size_t{1} << 20, std::size_t{8} << 20}) {
+    for (error_policy p : policies) {
+      EXPECT_TRUE(same(run_session(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p),
+                       "session decode " + std::to_string(chunk)));
+      EXPECT_TRUE(same(run_session(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p),
+                       "session sanitize " + std::to_string(chunk)));
+      EXPECT_TRUE(same(run_session(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p),
+                       "session encode " + std::to_string(chunk)));
+    }
+    result v = run_session(operation::validate, error_policy::strict, text, chunk);
+    v.out.clear();
+    v.written = 0;
+    EXPECT_TRUE(same(v, cpu(op::validate, text, error_policy::replace), "session validate"));
+  }
+}
+
+}  // namespace
+}  // namespace gutf8::test::gpu
