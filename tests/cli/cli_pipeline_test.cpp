@@ -1,0 +1,77 @@
+// The CLI's reader/writer threads (src/cli/pipeline.cpp) and the parallel reads of large regular
+// files (input.cpp): the same results whichever way the bytes arrive.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cli_runner.hpp"
+
+namespace gutf8::cli_test {
+namespace {
+
+// About n bytes of UTF-8 with every sequence length and some invalid bytes.
+std::string text_with_errors(std::size_t n, std::uint64_t seed) {
+  static constexpr std::string_view pieces[] = {"plain ascii text ", "\xC3\xA9t\xC3\xA9 ", "\xE4\xB8\xAD\xE6\x96\x87",
+                                                "\xF0\x9F\x98\x80", "\n", "\xFF", "\xE2\x82", "\xED\xA0\x80"};
+  std::mt19937_64 rng(seed);
+  std::string s;
+  s.reserve(n + 32);
+  while (s.size() < n) s += pieces[rng() % 5 == 0 ? 5 + rng() % 3 : rng() % 5];
+  return s;
+}
+
+using pipeline = cli;
+
+TEST_F(pipeline, LargeFileEqualsPipe) {
+  write("big", text_with_errors((20u << 20) + 7, 1));
+  for (const char* chunk : {"16M", "9M", "1M"}) {
+    SCOPED_TRACE(chunk);
+    const std::string backend = "--backend=" + test_backend();
+    const result file = run({"decode", "--errors=replace", "--chunk-size", chunk, "big"});
+    const result pipe = shell("cat big | \"$GUTF8\" decode " + backend + " --errors=replace --chunk-size " +
+                              chunk + " -");
+    EXPECT_EQ(file.status, 0) << file.err;
+    EXPECT_EQ(pipe.status, 0) << pipe.err;
+    EXPECT_TRUE(file.out == pipe.out) << file.out.size() << " vs " << pipe.out.size();
+    const result json = run({"validate", "--json", "--chunk-size", chunk, "big"});
+    const result json_pipe = shell("cat big | \"$GUTF8\" validate " + backend + " --json --chunk-size " +
+                                   chunk + " -");
+    EXPECT_EQ(json.status, 1);
+    EXPECT_EQ(json.out.substr(json.out.find(",\"bytes\"")), json_pipe.out.substr(json_pipe.out.find(",\"bytes\"")));
+  }
+}
+
+std::uint64_t json_bytes(const std::string& json) {
+  const auto at = json.find("\"bytes\":");
+  return at == std::string::npos ? 0 : std::stoull(json.substr(at + 8));
+}
+
+TEST_F(pipeline, StandardInputKeepsItsOffset) {
+  const std::string text = std::string(5, 'x') + text_with_errors(12u << 20, 2);
+  write("big", text);
+  const std::string backend = "--backend=" + test_backend();
+  // dd takes exactly 5 bytes; gutf8 must start where dd stopped, even with parallel reads.
+  const result r = shell("(dd bs=5 count=1 status=none >/dev/null; \"$GUTF8\" validate " + backend +
+                         " --json -) < big");
+  EXPECT_EQ(json_bytes(r.out), text.size() - 5) << r.out << r.err;
+}
+
+TEST_F(pipeline, StrictStopEndsEarlyAndWritesThePrefix) {
+  std::string text = std::string(3u << 20, 'a') + "\xFF" + std::string(20u << 20, 'b');
+  write("bad", text);
+  const result r = run({"decode", "--chunk-size", "1M", "bad"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out.size(), std::size_t{4} * (3u << 20));
+  EXPECT_NE(r.err.find("at byte " + std::to_string(3u << 20)), std::string::npos) << r.err;
+}
+
+TEST_F(pipeline, VerboseNamesTheGpuStages) {
+  write("x", "abc");
+  const result r = run({"decode", "--verbose", "x"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* stage : {"read", "H2D", "kernels", "D2H", "write"})
+    EXPECT_NE(r.err.find(stage), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gutf8::cli_test
