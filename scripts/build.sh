@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PATH:/usr/local/cuda/bin"
 cmake -S . -B "${GUTF8_BUILD_DIR:-build}" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-cmake --build "${GUTF8_BUILD_DIR:-build}" -j "$(nproc)"
+# GUTF8_TARGETS (optional) limits the build to those targets.
+cmake --build "${GUTF8_BUILD_DIR:-build}" -j "$(nproc)" ${GUTF8_TARGETS:+--target $GUTF8_TARGETS}
