@@ -36,27 +36,36 @@ struct elementwise_policy {
 };
 
 // Fused single-pass select: like the scan (items staged through shared memory for the
-// coalesced compacted write).
-template <class T>
-struct select_policy {
-  static constexpr int threads = 256;
+// coalesced compacted write). Tiles are sized per input kind (see bench/results/prim_tuning.md).
+template <class T, int Threads, int Vectors, int MinBlocks = 1>
+struct select_shape {
+  static constexpr int threads = Threads;
+  static constexpr int min_blocks = MinBlocks;
   static constexpr int vec = vec_items<T>;
-  static constexpr int vectors = vec == 1 ? 8 : 4;
+  static constexpr int vectors = Vectors;
   static constexpr int items = vec * vectors;
   static constexpr int tile = threads * items;
 };
+template <class T, bool Flagged = true>
+struct select_policy : select_shape<T, 256, (vec_items<T> == 1 || vec_items<T> <= 4) ? 8 : 4> {};
 
 // Radix sorts.
-template <class K>
-struct onesweep_policy {
+// onesweep: 8-bit digits; per-digit pass blocks of Threads x Items keys (tile positions are
+// 16-bit: Threads * Items <= 65536, Items even); MinBlocks caps registers (512 x 2: 64);
+// Window = status words a digit thread reads per look-back step. See bench/results/prim_tuning.md.
+template <class K, int Threads, int Items, int MinBlocks, int Window = 4>
+struct onesweep_shape {
   static constexpr int radix_bits = 8;
-  static constexpr int threads = 512;
-  static constexpr int items = sizeof(K) >= 8 ? 8 : 16;  // tile: 8192 u32 / 4096 u64 keys
+  static constexpr int threads = Threads;
+  static constexpr int items = Items;
   static constexpr int tile = threads * items;
-  static constexpr int min_blocks = 2;       // <= 64 registers: two tiles per SM overlap phases
+  static constexpr int min_blocks = MinBlocks;
+  static constexpr int lookback_window = Window;
   static constexpr int hist_threads = 256;   // upfront histogram of all digits
-  static constexpr int hist_items = 32;      // keys per thread per histogram block
+  static constexpr int hist_items = 32;      // keys per thread per histogram block (fallback kernel)
 };
+template <class K>
+struct onesweep_policy : onesweep_shape<K, 512, sizeof(K) >= 8 ? 8 : 16, 2> {};
 
 template <class K>
 struct digit_sort_policy {

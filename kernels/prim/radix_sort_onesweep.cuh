@@ -1,12 +1,14 @@
 // Onesweep-style LSD radix sort (Adinets & Merrill 2022), production variant.
 //   1. histogram: ONE read of the keys builds the 256-bin histograms of every 8-bit digit
-//      (shared-memory atomics per block, one global atomic per bin per block).
+//      (lane-private 16-bit shared counters: conflict-free shared atomics; one global atomic
+//      per bin per block).
 //   2. bin scan: one block per digit position turns counts into global bin starts.
-//   3. one kernel per digit: each block ranks its tile (radix_tile.cuh: warp match ranking into
-//      shared memory), publishes its 256 per-digit counts, and thread d walks back over the
-//      preceding tiles' status words of digit d (decoupled look-back: aggregate -> keep adding,
-//      inclusive -> stop) to find where its run of digit d goes; then writes keys (and values)
-//      in digit-sorted runs. Tile 0 seeds the chains with the global bin starts.
+//   3. one kernel per digit: each block ranks its tile (onesweep_tile below: ballot multi-split
+//      ranking into per-warp shared counters), publishes its 256 per-digit counts, and thread d
+//      walks back over the preceding tiles' status words of digit d (decoupled look-back:
+//      aggregate -> keep adding, inclusive -> stop; Window words a step) to find where its run
+//      of digit d goes; then writes keys (and values) in digit-sorted runs. Tile 0 seeds the
+//      chains with the global bin starts.
 // Traffic per digit: read keys (+values) once, write once. Tiles are blocks (blockIdx order).
 // Status words are 64-bit {epoch(pass) << 2 | kind : 32 | value : 32}; all passes share one
 // array that is cleared ONCE per sort: a word from an earlier pass has a smaller epoch and reads
@@ -70,6 +72,65 @@ __global__ void __launch_bounds__(Threads)
     if (sh[i]) atomicAdd(&hist[i], sh[i]);
 }
 
+// Histogram with lane-private counters: lane l of every warp counts into column l, two 16-bit
+// counters a word (word (digit >> 1) * 32 + lane, half digit & 1), so a warp's shared atomics
+// always hit 32 different banks (random digits into shared bins conflict ~3.5 ways otherwise).
+// Passes is a compile-time count (<= 4: 16 KiB of counters each). A column of a block counts at
+// most (keys of the block) / 32 < 2^16: the grid gives each block at most 2^20 keys.
+inline constexpr std::size_t onesweep_hist_block_keys = std::size_t{1} << 20;
+
+template <class K, int Threads, int Passes>
+__global__ void __launch_bounds__(Threads)
+    onesweep_histogram_lanes_kernel(const K* keys, std::size_t n, unsigned* hist, int begin_bit, unsigned last_mask,
+                                    bool vec_ok) {
+  constexpr int V = vec_items<K>;
+  extern __shared__ __align__(16) unsigned char hist_smem[];
+  auto* sh = reinterpret_cast<unsigned*>(hist_smem);  // [Passes][128 words][32 lanes]
+  constexpr int words = Passes * 128 * 32;
+  for (int i = static_cast<int>(threadIdx.x); i < words / 4; i += Threads)
+    reinterpret_cast<uint4*>(sh)[i] = make_uint4(0, 0, 0, 0);
+  __syncthreads();
+  const unsigned lane = lane_id();
+  auto count = [&](K k) {
+#pragma unroll
+    for (int p = 0; p < Passes; ++p) {
+      const unsigned d = radix_digit(k, begin_bit + 8 * p, p == Passes - 1 ? last_mask : 0xffu);
+      atomicAdd(&sh[p * 128 * 32 + (d >> 1) * 32 + lane], 1u << ((d & 1u) * 16));
+    }
+  };
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * Threads;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * Threads + threadIdx.x;
+  std::size_t scalar_from = 0;
+  if (vec_ok) {
+    constexpr int U = 4;
+    const std::size_t nv = n / V;
+    for (std::size_t v = first; v < nv; v += U * stride) {
+      K k[U][V];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (v + u * stride < nv) load_vec<V>(keys + (v + u * stride) * V, k[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (v + u * stride < nv)
+#pragma unroll
+          for (int j = 0; j < V; ++j) count(k[u][j]);
+    }
+    scalar_from = nv * V;
+  }
+  for (std::size_t i = scalar_from + first; i < n; i += stride) count(keys[i]);
+  __syncthreads();
+  // column sums; a warp's 32 digits read 32 different columns at each step (no bank conflicts)
+  for (int i = static_cast<int>(threadIdx.x); i < Passes * onesweep_bins; i += Threads) {
+    const int p = i / onesweep_bins;
+    const unsigned d = static_cast<unsigned>(i % onesweep_bins);
+    const unsigned* row = sh + p * 128 * 32 + (d >> 1) * 32;
+    unsigned sum = 0;
+#pragma unroll 8
+    for (unsigned r = 0; r < 32; ++r) sum += (row[(r + d) & 31u] >> ((d & 1u) * 16)) & 0xffffu;
+    if (sum) atomicAdd(&hist[i], sum);
+  }
+}
+
 // One block per digit position: exclusive scan of its 256 bins, in place.
 __global__ void __launch_bounds__(onesweep_bins) onesweep_bin_scan_kernel(unsigned* hist) {
   __shared__ block_scan<unsigned, onesweep_bins>::storage st;
@@ -81,6 +142,7 @@ __global__ void __launch_bounds__(onesweep_bins) onesweep_bin_scan_kernel(unsign
   h[threadIdx.x] = block_scan<unsigned, onesweep_bins>(st).exclusive(h[threadIdx.x], 0u, add{}, total);
 }
 
+template <int Window = 1>
 struct onesweep_offsets {
   unsigned long long* status;  // [tiles][256] of this sort (shared by all passes)
   const unsigned* bin_start;   // [256] global starts of this pass's digits
@@ -99,23 +161,236 @@ struct onesweep_offsets {
     if (tile == 0) store(d, kind_inclusive, bin_start[d] + count);
     else store(d, kind_aggregate, count);
   }
+  __device__ __forceinline__ unsigned long long load(unsigned t, unsigned d) const {
+    return ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(
+               status[static_cast<std::size_t>(t) * onesweep_bins + d])
+        .load(::cuda::memory_order_relaxed);
+  }
+  // Walks back over the predecessors' words of digit d, Window of them per step (read at once,
+  // consumed in order up to the first one not yet published), summing aggregates until an
+  // inclusive value. Tile 0 always holds an inclusive value, so the walk never passes it.
   __device__ __forceinline__ unsigned offset(unsigned d, unsigned count) const {
     if (tile == 0) return bin_start[d];
     unsigned sum = 0;
-    for (unsigned t = tile - 1;; --t) {
-      unsigned long long w;
-      do {
-        w = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(
-                status[static_cast<std::size_t>(t) * onesweep_bins + d])
-                .load(::cuda::memory_order_relaxed);
-      } while ((static_cast<unsigned>(w >> 32) >> 2) != epoch || (static_cast<unsigned>(w >> 32) & 3u) == 0);
-      sum += static_cast<unsigned>(w);
-      if ((static_cast<unsigned>(w >> 32) & 3u) == kind_inclusive) break;
+    long long t = static_cast<long long>(tile) - 1;  // next predecessor to consume
+    for (;;) {
+      unsigned long long w[Window];
+#pragma unroll
+      for (int k = 0; k < Window; ++k) w[k] = t - k >= 0 ? load(static_cast<unsigned>(t - k), d) : 0ull;
+      int consumed = 0;
+      bool done = false;
+#pragma unroll
+      for (int k = 0; k < Window; ++k) {
+        if (done || consumed != k) continue;
+        const auto hi = static_cast<unsigned>(w[k] >> 32);
+        if ((hi >> 2) != epoch || (hi & 3u) == 0) continue;  // not yet published: stop here
+        sum += static_cast<unsigned>(w[k]);
+        consumed = k + 1;
+        if ((hi & 3u) == kind_inclusive) done = true;
+      }
+      if (done) break;
+      t -= consumed;
     }
     store(d, kind_inclusive, sum + count);
     return sum;
   }
 };
+
+// ---- lean per-digit tile (the production path) ----
+// Same structure as radix_tile (warp-striped load, warp ranking into per-warp counters, tile
+// sorted in shared memory, digit runs written out), tuned for instruction count: the kernel is
+// issue-bound, so
+//   * full tiles take a path with no bounds checks (the last tile alone takes the checked one);
+//   * peers of equal digits come from 8 ballots (warp multi-split), ~4 instructions a bit,
+//     instead of __match_any_sync (a slow shared-pipe instruction on sm_90);
+//   * the group leader's counter update is a predicated shared atomic (no branch), its old
+//     value is broadcast with one shuffle;
+//   * per-warp digit offsets and the tile's digit starts are folded into one table, so a key's
+//     tile position needs a single shared load.
+// Lanes of the warp whose 8-bit digit equals this lane's: AND over the bits of (this lane's bit
+// set ? ballot : ~ballot). Written in PTX so that each bit is one predicate-producing AND, one
+// ballot, one select and one 3-input logic op (the C++ form compiled to ~7 instructions a bit).
+#define GUTF8_PRIM_PEERS_BIT(m)                 \
+  "and.b32 t, %1, " #m ";\n\t"                  \
+  "setp.ne.u32 p, t, 0;\n\t"                    \
+  "vote.sync.ballot.b32 b, p, 0xffffffff;\n\t"  \
+  "selp.b32 t, 0, 0xffffffff, p;\n\t"           \
+  "xor.b32 b, b, t;\n\t"                        \
+  "and.b32 %0, %0, b;\n\t"
+__device__ __forceinline__ unsigned ballot_peers8(unsigned d) {
+  unsigned peers = full_warp_mask;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t.reg .b32 t, b;\n\t" GUTF8_PRIM_PEERS_BIT(1) GUTF8_PRIM_PEERS_BIT(2)
+          GUTF8_PRIM_PEERS_BIT(4) GUTF8_PRIM_PEERS_BIT(8) GUTF8_PRIM_PEERS_BIT(16) GUTF8_PRIM_PEERS_BIT(32)
+              GUTF8_PRIM_PEERS_BIT(64) GUTF8_PRIM_PEERS_BIT(128) "}"
+      : "+r"(peers)
+      : "r"(d));
+  return peers;
+}
+#undef GUTF8_PRIM_PEERS_BIT
+
+__device__ __forceinline__ unsigned lanemask_lt() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+// if (pred) old = atomicAdd(addr, v) on shared memory, as one predicated instruction
+__device__ __forceinline__ unsigned shared_add_if(bool pred, unsigned* addr, unsigned v) {
+  unsigned old = 0;
+  const auto a = static_cast<unsigned>(__cvta_generic_to_shared(addr));
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p atom.shared.add.u32 %0, [%2], %3;\n\t}"
+      : "+r"(old)
+      : "r"(static_cast<unsigned>(pred)), "r"(a), "r"(v)
+      : "memory");
+  return old;
+}
+
+template <class K, class V, bool HasValues, int Threads, int Items>
+struct onesweep_tile {
+  static constexpr int bins = onesweep_bins;
+  static constexpr int warps = Threads / warp_threads;
+  static constexpr int tile = Threads * Items;
+  static_assert(bins <= Threads, "one thread per digit");
+  static_assert(tile <= 65536 && Items % 2 == 0, "tile positions are packed two per register");
+  static constexpr std::size_t cmax(std::size_t a, std::size_t b) { return a < b ? b : a; }
+  static constexpr std::size_t region = align_up(cmax(sizeof(K) * tile, sizeof(unsigned) * warps * bins), 16);
+  static constexpr std::size_t value_region = HasValues ? align_up(sizeof(V) * tile, 16) : 0;
+  using scan_t = block_scan<unsigned, Threads>;
+  static constexpr std::size_t scan_bytes = align_up(sizeof(typename scan_t::storage), 16);
+  static constexpr std::size_t smem_bytes = region + value_region + bins * sizeof(unsigned) + scan_bytes;
+
+  struct plus_u32 {
+    __device__ __forceinline__ unsigned operator()(unsigned a, unsigned b) const { return a + b; }
+  };
+
+  template <class Offsets>
+  __device__ __forceinline__ static void run(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out,
+                                             std::size_t n, int shift, unsigned mask, Offsets& offsets,
+                                             unsigned char* smem) {
+    const std::size_t tile_base = static_cast<std::size_t>(blockIdx.x) * tile;
+    if (n - tile_base >= static_cast<std::size_t>(tile))
+      body<true>(keys_in, keys_out, vals_in, vals_out, tile_base, tile, shift, mask, offsets, smem);
+    else
+      body<false>(keys_in, keys_out, vals_in, vals_out, tile_base, static_cast<unsigned>(n - tile_base), shift,
+                  mask, offsets, smem);
+  }
+
+  template <bool Full, class Offsets>
+  __device__ __forceinline__ static void body(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out,
+                                              std::size_t tile_base, unsigned valid, int shift, unsigned mask,
+                                              Offsets& offsets, unsigned char* smem) {
+    auto* hist = reinterpret_cast<unsigned*>(smem);  // [warps][bins] counters, then offsets
+    auto* skeys = reinterpret_cast<K*>(smem);
+    auto* global_base = reinterpret_cast<unsigned*>(smem + region + value_region);
+    auto& scan_storage = *reinterpret_cast<typename scan_t::storage*>(global_base + bins);
+
+    const unsigned tid = threadIdx.x;
+    const unsigned lane = lane_id();
+    const unsigned warp = warp_id();
+    const unsigned warp_base = warp * warp_threads * Items;
+    auto in_tile = [&](int i) { return Full || warp_base + i * warp_threads + lane < valid; };
+
+    K key[Items];
+    {
+      const K* src = keys_in + tile_base + warp_base + lane;
+#pragma unroll
+      for (int i = 0; i < Items; ++i) key[i] = in_tile(i) ? src[i * warp_threads] : K(0);
+    }
+    {
+      auto* h4 = reinterpret_cast<uint4*>(hist);
+      for (unsigned i = tid; i < warps * bins / 4; i += Threads) h4[i] = make_uint4(0, 0, 0, 0);
+    }
+    __syncthreads();
+
+    // --- ranking: warp multi-split + one predicated shared atomic per digit group ---
+    unsigned* my_hist = hist + warp * bins;
+    const unsigned lt = lanemask_lt();
+    unsigned pos2[Items / 2] = {};
+    unsigned okb = full_warp_mask;
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const bool ok = in_tile(i);
+      const unsigned d = ok ? radix_digit(key[i], shift, mask) : 0u;
+      unsigned peers = ballot_peers8(d);
+      if constexpr (!Full) {
+        okb = __ballot_sync(full_warp_mask, ok);
+        peers &= ok ? okb : ~okb;
+      }
+      const unsigned below = static_cast<unsigned>(__popc(peers & lt));
+      const unsigned old = shared_add_if(ok && below == 0, my_hist + d, static_cast<unsigned>(__popc(peers)));
+      const unsigned rank = __shfl_sync(full_warp_mask, old, __ffs(static_cast<int>(peers)) - 1) + below;
+      pos2[i / 2] |= rank << (16 * (i % 2));
+    }
+    __syncthreads();
+
+    // --- digit counts -> per-warp offsets folded with the tile's digit starts ---
+    unsigned count = 0, start = 0;
+    {
+      unsigned c[warps];
+      if (tid < bins) {
+#pragma unroll
+        for (int w = 0; w < warps; ++w) {
+          c[w] = hist[w * bins + tid];
+          count += c[w];
+        }
+        offsets.publish(tid, count);
+      }
+      unsigned total;
+      start = scan_t(scan_storage).exclusive(tid < bins ? count : 0u, 0u, plus_u32{}, total);
+      if (tid < bins) {
+        unsigned run = start;
+#pragma unroll
+        for (int w = 0; w < warps; ++w) {
+          hist[w * bins + tid] = run;
+          run += c[w];
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (in_tile(i)) pos2[i / 2] += my_hist[radix_digit(key[i], shift, mask)] << (16 * (i % 2));
+    __syncthreads();  // counters are dead from here on: the region now holds keys
+
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (in_tile(i)) skeys[(pos2[i / 2] >> (16 * (i % 2))) & 0xffffu] = key[i];
+    // values (keys are dead in registers now): loads issued before the look-back so that their
+    // latency overlaps it; staged into their own shared region before the one barrier
+    [[maybe_unused]] V val[HasValues ? Items : 1];
+    if constexpr (HasValues) {
+      const V* src = vals_in + tile_base + warp_base + lane;
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (in_tile(i)) val[i] = src[i * warp_threads];
+    }
+    if (tid < bins) global_base[tid] = offsets.offset(tid, count) - start;
+    if constexpr (HasValues) {
+      auto* svals = reinterpret_cast<V*>(smem + region);
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (in_tile(i)) svals[(pos2[i / 2] >> (16 * (i % 2))) & 0xffffu] = val[i];
+    }
+    __syncthreads();
+
+    // --- write keys (and values): runs of equal digits are contiguous in shared AND global memory ---
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const unsigned j = i * Threads + tid;
+      if (Full || j < valid) {
+        const K k = skeys[j];
+        const unsigned g = global_base[radix_digit(k, shift, mask)] + j;
+        keys_out[g] = k;
+        if constexpr (HasValues) vals_out[g] = reinterpret_cast<const V*>(smem + region)[j];
+      }
+    }
+  }
+};
+
+template <class K, class V, bool HasValues, class P>
+using onesweep_tile_t = onesweep_tile<K, V, HasValues, P::threads, P::items>;
 
 template <class K, class V, bool HasValues, class P>
 __global__ void __launch_bounds__(P::threads, P::min_blocks)
@@ -123,17 +398,16 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
                          int shift, unsigned mask, unsigned long long* status, const unsigned* bin_start,
                          unsigned epoch) {
   extern __shared__ __align__(16) unsigned char onesweep_smem[];
-  onesweep_offsets off{status, bin_start, epoch, blockIdx.x};
-  radix_tile<K, V, HasValues, P::threads, P::items, P::radix_bits>::run(
+  onesweep_offsets<P::lookback_window> off{status, bin_start, epoch, blockIdx.x};
+  onesweep_tile_t<K, V, HasValues, P>::run(
       keys_in, keys_out, vals_in, vals_out, n, shift, mask, off, onesweep_smem);
 }
 
-template <class K, class V, bool HasValues>
+template <class K, class V, bool HasValues, class P = onesweep_policy<K>>
 cudaError_t onesweep_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_in, K* keys_out,
                           const V* vals_in, V* vals_out, std::size_t n, int begin_bit, int end_bit,
                           cudaStream_t stream) {
-  using P = onesweep_policy<K>;
-  using tile_t = radix_tile<K, V, HasValues, P::threads, P::items, P::radix_bits>;
+  using tile_t = onesweep_tile_t<K, V, HasValues, P>;
   const int passes = (end_bit - begin_bit + P::radix_bits - 1) / P::radix_bits;
   const std::size_t tiles = ceil_div(n, P::tile);
   const std::size_t hist_bytes = align_up(sizeof(unsigned) * onesweep_bins * sizeof(K), temp_alignment);
@@ -163,9 +437,30 @@ cudaError_t onesweep_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_i
   const std::size_t hist_chunk = static_cast<std::size_t>(P::hist_threads) * P::hist_items;
   const auto hist_blocks = static_cast<unsigned>(
       std::max<std::size_t>(1, std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * 4)));
-  onesweep_histogram_kernel<K, P::hist_threads><<<hist_blocks, P::hist_threads, 0, stream>>>(
-      keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
-  GUTF8_PRIM_LAUNCHED();
+  if (passes <= 4) {
+    const int last_bits = end_bit - (begin_bit + 8 * (passes - 1));
+    const unsigned last_mask = (1u << last_bits) - 1u;
+    const bool vec_ok = is_aligned(keys_in, 16);
+    const std::size_t smem = static_cast<std::size_t>(passes) * 128 * 32 * sizeof(unsigned);
+    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(
+        ceil_div(n, onesweep_hist_block_keys),
+        std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * (4 / passes + 2))));
+    auto launch = [&](auto kernel) {
+      GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, smem));
+      kernel<<<blocks, P::hist_threads, smem, stream>>>(keys_in, n, hist, begin_bit, last_mask, vec_ok);
+      return cudaGetLastError();
+    };
+    switch (passes) {
+      case 1: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 1>)); break;
+      case 2: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 2>)); break;
+      case 3: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 3>)); break;
+      default: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 4>)); break;
+    }
+  } else {
+    onesweep_histogram_kernel<K, P::hist_threads><<<hist_blocks, P::hist_threads, 0, stream>>>(
+        keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
+    GUTF8_PRIM_LAUNCHED();
+  }
   onesweep_bin_scan_kernel<<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
   GUTF8_PRIM_LAUNCHED();
 

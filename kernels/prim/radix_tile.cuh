@@ -1,5 +1,5 @@
-// Block-level LSD radix step shared by the digit (4-bit, 3-kernel) and onesweep (8-bit,
-// single-pass per digit) sorts: load a tile, rank its keys by one digit stably, scatter them
+// Block-level LSD radix step of the digit sort (4-bit, 3-kernel; the onesweep sort has its own
+// instruction-lean 8-bit tile in radix_sort_onesweep.cuh): load a tile, rank its keys by one digit stably, scatter them
 // into shared memory in digit order, then write each digit's run to its global offset.
 //
 // Ranking (warp-level match): keys are loaded warp-striped (item i of lane l of warp w is tile

@@ -26,6 +26,7 @@ namespace gutf8::prim::detail {
 // ---- selectors ----
 template <class FlagT>
 struct flag_selector {
+  static constexpr bool reads_flags = true;
   const FlagT* flags;
   template <int V, class T>
   __device__ __forceinline__ void select_vec(std::size_t i, const T (&)[V], bool (&s)[V]) const {
@@ -46,6 +47,7 @@ struct flag_selector {
 
 template <class Pred>
 struct pred_selector {
+  static constexpr bool reads_flags = false;
   Pred pred;
   template <int V, class T>
   __device__ __forceinline__ void select_vec(std::size_t, const T (&x)[V], bool (&s)[V]) const {
@@ -127,16 +129,29 @@ struct plus_op {
   }
 };
 
+// Per-row selection counts of a lane, packed into 64-bit words so that one warp shuffle scan
+// per word ranks many rows at once: a warp's count for one row is at most 32 * V, so each row
+// takes the bits of 32 * V (8 bits for 4-byte items: 8 rows per word).
+template <int V, int K>
+struct select_row_packing {
+  static constexpr int bits = V * 32 < 128 ? 7 : V * 32 < 256 ? 8 : V * 32 < 512 ? 9 : V * 32 < 1024 ? 10 : 11;
+  static constexpr int rows_per_word = 64 / bits;
+  static constexpr int words = (K + rows_per_word - 1) / rows_per_word;
+  static constexpr unsigned long long field = (1ull << bits) - 1ull;
+};
+
 template <class P, class O, class T, class Sel, class NumT>
-__global__ void __launch_bounds__(P::threads)
+__global__ void __launch_bounds__(P::threads, P::min_blocks)
     select_fused_kernel(const T* in, Sel sel, T* out, NumT* num_selected, std::size_t n,
                         tile_state<O> state, bool vec_ok) {
   constexpr int B = P::threads;
   constexpr int V = P::vec;
   constexpr int K = P::vectors;
   constexpr int W = B / warp_threads;
-  static_assert(K <= 4 && warp_threads * V < 65536, "row counts are packed 16 bits x 4 rows");
-  __shared__ T staged[P::tile];
+  constexpr int KV = K * V;
+  using pack = select_row_packing<V, K>;
+  extern __shared__ __align__(16) unsigned char select_smem[];
+  T* staged = reinterpret_cast<T*>(select_smem);  // P::tile items (dynamic: may exceed 48 KiB)
   __shared__ unsigned warp_counts[W];
   __shared__ typename tile_prefix<O, B>::storage lb;
 
@@ -147,14 +162,18 @@ __global__ void __launch_bounds__(P::threads)
   const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * K * V);
   const bool full = vec_ok && tile_base + P::tile <= n;
 
+  // items in registers, their selection as bits (item k*V+j is bit k*V+j of sbits)
   T x[K][V];
-  bool s[K][V];
+  unsigned sbits[(KV + 31) / 32] = {};
   if (full) {
 #pragma unroll
+    for (int k = 0; k < K; ++k) load_vec<V>(in + warp_base + (k * warp_threads + lane) * V, x[k]);
+#pragma unroll
     for (int k = 0; k < K; ++k) {
-      const std::size_t i = warp_base + (k * warp_threads + lane) * V;
-      load_vec<V>(in + i, x[k]);
-      sel.template select_vec<V>(i, x[k], s[k]);
+      bool s[V];
+      sel.template select_vec<V>(warp_base + (k * warp_threads + lane) * V, x[k], s);
+#pragma unroll
+      for (int j = 0; j < V; ++j) sbits[(k * V + j) / 32] |= (s[j] ? 1u : 0u) << ((k * V + j) % 32);
     }
   } else {
 #pragma unroll
@@ -162,31 +181,41 @@ __global__ void __launch_bounds__(P::threads)
 #pragma unroll
       for (int j = 0; j < V; ++j) {
         const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
-        s[k][j] = false;
         if (i < n) {
           x[k][j] = in[i];
-          s[k][j] = sel.select_one(i, x[k][j]);
+          sbits[(k * V + j) / 32] |= (sel.select_one(i, x[k][j]) ? 1u : 0u) << ((k * V + j) % 32);
         }
       }
   }
 
-  unsigned long long packed = 0;
+  unsigned long long packed[pack::words] = {};
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    unsigned c = 0;
+    unsigned c;
+    if constexpr (V <= 32 && (32 % V) == 0)
+      c = static_cast<unsigned>(__popc((sbits[(k * V) / 32] >> ((k * V) % 32)) & (V == 32 ? ~0u : ((1u << V) - 1u))));
+    else {
+      c = 0;
 #pragma unroll
-    for (int j = 0; j < V; ++j) c += s[k][j] ? 1u : 0u;
-    packed |= static_cast<unsigned long long>(c) << (16 * k);
+      for (int j = 0; j < V; ++j) c += (sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u;
+    }
+    packed[k / pack::rows_per_word] |= static_cast<unsigned long long>(c)
+                                       << (pack::bits * (k % pack::rows_per_word));
   }
-  const unsigned long long incl = warp_inclusive_scan(packed, plus_op{});
-  const unsigned long long excl = incl - packed;
-  const unsigned long long tot = warp_shfl_idx(incl, 31);
+  unsigned long long excl[pack::words], tot[pack::words];
+#pragma unroll
+  for (int w = 0; w < pack::words; ++w) {
+    const unsigned long long incl = warp_inclusive_scan(packed[w], plus_op{});
+    excl[w] = incl - packed[w];
+    tot[w] = warp_shfl_idx(incl, 31);
+  }
   unsigned warp_count = 0;
   unsigned row_base[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    row_base[k] = warp_count + static_cast<unsigned>((excl >> (16 * k)) & 0xffffu);
-    warp_count += static_cast<unsigned>((tot >> (16 * k)) & 0xffffu);
+    const int w = k / pack::rows_per_word, sh = pack::bits * (k % pack::rows_per_word);
+    row_base[k] = warp_count + static_cast<unsigned>((excl[w] >> sh) & pack::field);
+    warp_count += static_cast<unsigned>((tot[w] >> sh) & pack::field);
   }
   if (lane == 0) warp_counts[warp] = warp_count;
   __syncthreads();
@@ -196,16 +225,21 @@ __global__ void __launch_bounds__(P::threads)
     if (static_cast<unsigned>(w) == warp) warp_prefix = tile_count;
     tile_count += warp_counts[w];
   }
+  // compact into shared memory at tile-local positions first: this does not need the tile's
+  // global offset, so it overlaps the look-back of warp 0 (the look-back ends in a barrier)
+  auto stage = [&] {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      unsigned r = warp_prefix + row_base[k];
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        if ((sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u) staged[r++] = x[k][j];
+    }
+  };
+  if (warp != 0 || tile == 0) stage();
   O tile_offset = tile_prefix<O, B>::exclusive_prefix(state, tile, static_cast<O>(tile_count), plus_op{}, lb);
   if (tile == 0) tile_offset = 0;
-
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    unsigned r = warp_prefix + row_base[k];
-#pragma unroll
-    for (int j = 0; j < V; ++j)
-      if (s[k][j]) staged[r++] = x[k][j];
-  }
+  if (warp == 0 && tile != 0) stage();
   __syncthreads();
   T* dst = out + tile_offset;
   for (unsigned i = threadIdx.x; i < tile_count; i += B) dst[i] = staged[i];
@@ -213,10 +247,9 @@ __global__ void __launch_bounds__(P::threads)
     *num_selected = static_cast<NumT>(tile_offset + static_cast<O>(tile_count));
 }
 
-template <class O, class T, class Sel, class NumT>
-cudaError_t select_fused_impl(void* d_temp, std::size_t& temp_bytes, const T* in, Sel sel, T* out,
+template <class O, class P, class T, class Sel, class NumT>
+cudaError_t select_fused_with(void* d_temp, std::size_t& temp_bytes, const T* in, Sel sel, T* out,
                               NumT* num_selected, std::size_t n, cudaStream_t stream) {
-  using P = select_policy<T>;
   const std::size_t tiles = ceil_div(n, P::tile);
   const std::size_t sizes[1] = {tile_state<O>::storage_bytes(tiles)};
   void* ptrs[1];
@@ -227,10 +260,20 @@ cudaError_t select_fused_impl(void* d_temp, std::size_t& temp_bytes, const T* in
   const auto state = tile_state<O>::attach(ptrs[0], tiles);
   if (tiles > 1) GUTF8_PRIM_TRY(state.reset(stream));
   const bool vec_ok = is_aligned(in, vec_bytes<T, P::vec>) && sel.template vector_ok<P::vec>();
-  select_fused_kernel<P, O><<<static_cast<unsigned>(tiles), P::threads, 0, stream>>>(
-      in, sel, out, num_selected, n, state, vec_ok);
+  constexpr std::size_t smem = sizeof(T) * P::tile;
+  auto kernel = select_fused_kernel<P, O, T, Sel, NumT>;
+  if constexpr (smem + sizeof(unsigned) * (P::threads / warp_threads) + 256 > 48 * 1024)  // + static smem
+    GUTF8_PRIM_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  kernel<<<static_cast<unsigned>(tiles), P::threads, smem, stream>>>(in, sel, out, num_selected, n, state, vec_ok);
   GUTF8_PRIM_LAUNCHED();
   return cudaSuccess;
+}
+
+template <class O, class T, class Sel, class NumT>
+cudaError_t select_fused_impl(void* d_temp, std::size_t& temp_bytes, const T* in, Sel sel, T* out,
+                              NumT* num_selected, std::size_t n, cudaStream_t stream) {
+  using P = select_policy<T, Sel::reads_flags>;
+  return select_fused_with<O, P>(d_temp, temp_bytes, in, sel, out, num_selected, n, stream);
 }
 
 // 32-bit tile counts (one packed 64-bit status word per tile) while the total fits, else 64-bit.

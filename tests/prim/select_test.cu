@@ -2,6 +2,7 @@
 // index), sizes around tile boundaries, 8-byte items, and a 2^28 case.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -92,8 +93,18 @@ std::vector<std::uint8_t> random_flags(std::size_t n, unsigned percent, std::uin
   return f;
 }
 
+// Tile boundaries of the flagged and of the predicate policy (they may differ).
+template <class T>
+std::vector<std::size_t> select_tile_sizes(std::size_t tiles) {
+  auto s = boundary_sizes(gutf8::prim::detail::select_policy<T, true>::tile, tiles);
+  const auto p = boundary_sizes(gutf8::prim::detail::select_policy<T, false>::tile, tiles);
+  for (std::size_t n : p)
+    if (std::find(s.begin(), s.end(), n) == s.end()) s.push_back(n);
+  return s;
+}
+
 std::vector<std::size_t> select_sizes() {
-  auto s = boundary_sizes(gutf8::prim::detail::select_policy<std::uint32_t>::tile, 3);
+  auto s = select_tile_sizes<std::uint32_t>(3);
   s.insert(s.end(), {100000, 1000003});
   return s;
 }
@@ -122,7 +133,7 @@ TEST(PrimSelect, IfU32) {
 
 TEST(PrimSelect, U64ItemsAndIntFlags) {
   GUTF8_REQUIRE_GPU();
-  for (std::size_t n : boundary_sizes(gutf8::prim::detail::select_policy<std::uint64_t>::tile, 2)) {
+  for (std::size_t n : select_tile_sizes<std::uint64_t>(2)) {
     const auto in = payload<std::uint64_t>(n, n + 2);
     const auto f8 = random_flags(n, 40, n);
     std::vector<std::int32_t> flags(f8.begin(), f8.end());
