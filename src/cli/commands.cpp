@@ -38,7 +38,7 @@ void run_transcode(session& s) {
   s.for_each_input(s.config(op), &out.writer(),
                    [&](const std::string& name, const gutf8::stream& st) {
     const summary& in = st.stats().input;
-    if (opt.policy == error_policy::strict && !in.valid()) {
+    if (s.invalid_input_fails() && !in.valid()) {
       s.error(name + ": " + describe_invalid(op, in));
       s.raise(exit_invalid);
     }
@@ -57,7 +57,7 @@ void run_validate(session& s) {
   s.for_each_input(config, out ? &out->writer() : nullptr,
                    [&](const std::string& name, const gutf8::stream& st) {
     const summary& in = st.stats().input;
-    if (!in.valid()) s.raise(exit_invalid);
+    if (s.invalid_input_fails() && !in.valid()) s.raise(exit_invalid);
     if (opt.json) {
       s.out().write(validate_json(name, in));
     } else if (!in.valid() && !opt.quiet) {

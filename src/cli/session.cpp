@@ -54,6 +54,16 @@ stream_config session::config(operation op, bool histogram) const {
   return c;
 }
 
+bool session::invalid_input_fails() const noexcept {
+  switch (options_.command) {
+    case command::validate: return true;
+    case command::decode:
+    case command::encode: return options_.policy == error_policy::strict;
+    case command::stats: break;
+  }
+  return false;
+}
+
 void session::for_each_input(const stream_config& config, fd_writer* sink,
                              const done_function& done) {
   for (const auto& path : options_.inputs) {
@@ -62,7 +72,14 @@ void session::for_each_input(const stream_config& config, fd_writer* sink,
       stream_config c = config;
       c.backend.size_hint = in.size().value_or(0);  // lets --backend=auto weigh the transfer
       gutf8::stream stream(c);
-      pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
+      try {
+        pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
+      } catch (const broken_pipe&) {
+        // The reader downstream is gone and the run ends quietly, but what was already found
+        // still decides the exit status (stats reports errors and always exits 0).
+        if (invalid_input_fails() && !stream.stats().input.valid()) raise(exit_invalid);
+        throw;
+      }
       const stream_timings gpu = stream.timings();
       times_.h2d += gpu.h2d_seconds;
       times_.kernels += gpu.kernel_seconds;

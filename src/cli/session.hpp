@@ -30,6 +30,9 @@ class session {
 
   [[nodiscard]] const cli_options& options() const noexcept { return options_; }
   void raise(exit_status status) noexcept;
+  // Whether error units in the input make the exit status 1: always for validate, for
+  // decode/encode only under the strict policy, never for stats.
+  [[nodiscard]] bool invalid_input_fails() const noexcept;
   [[nodiscard]] exit_status status() const noexcept { return status_; }
 
   void error(std::string_view text);   // "gutf8: TEXT" on stderr
