@@ -10,7 +10,7 @@
 // can never occur in UTF-8 (seeded RNG).
 //
 //   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick]
-//               [--budget SECONDS]
+//               [--budget SECONDS] [--ops op1,op2,...]
 // writes DIR/codec.csv and DIR/codec.md and prints the table.
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -41,38 +41,72 @@ using std::uint64_t;
 using std::uint8_t;
 
 // ------------------------------------------------------------ CUB baseline ----
+// The straightforward composition: one thread per 4 bytes marks unit starts (the library's exact
+// per-word rule, classify.cuh: 1 = error unit, 2 = well-formed), cub::DeviceSelect::Flagged
+// compacts their positions (32-bit indices and item count when the input allows), and one thread
+// per selected position decodes its unit.
 
-__global__ void baseline_flags(const uint8_t* in, uint64_t n, uint8_t* flags) {
-  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
-       i += uint64_t{gridDim.x} * blockDim.x)
-    flags[i] = gutf8::kern::classify_reference(in, n, i).start ? 1 : 0;
+__device__ uint32_t baseline_word(const uint8_t* in, uint64_t n, int64_t p) {
+  uint32_t w = 0;
+  if (p >= 0 && static_cast<uint64_t>(p) + 4 <= n) return *reinterpret_cast<const uint32_t*>(in + p);
+  for (int b = 0; b < 4; ++b)
+    if (p + b >= 0 && static_cast<uint64_t>(p + b) < n) w |= uint32_t{in[p + b]} << (8 * b);
+  return w;
 }
 
-__global__ void baseline_decode(const uint8_t* in, uint64_t n, const uint32_t* starts,
-                                const uint32_t* count, char32_t* out) {
-  const uint64_t m = *count;
-  for (uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; k < m;
-       k += uint64_t{gridDim.x} * blockDim.x) {
-    const uint64_t p = starts[k];
-    const auto r = gutf8::kern::classify_reference(in, n, p);
-    out[k] = r.wf_length ? gutf8::detail::decode_sequence(in + p, r.wf_length) : U'\uFFFD';
+__global__ void baseline_flags(const uint8_t* in, uint64_t n, uint8_t* flags) {
+  const uint64_t i = 4 * (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  const auto p = static_cast<int64_t>(i);
+  const uint32_t w[3] = {baseline_word(in, n, p - 4), baseline_word(in, n, p), baseline_word(in, n, p + 4)};
+  uint32_t start[1], wf[1];
+  gutf8::kern::classify_window<1>(w, start, wf);
+  uint32_t f = 0;
+  for (int b = 0; b < 4; ++b) {
+    const uint32_t bit = 8 * b + 7;
+    f |= (((start[0] >> bit) & 1u) * (1u + ((wf[0] >> bit) & 1u))) << (8 * b);
   }
+  if (i + 4 <= n) {
+    *reinterpret_cast<uint32_t*>(flags + i) = f;
+  } else {
+    for (uint64_t b = 0; i + b < n; ++b) flags[i + b] = static_cast<uint8_t>(f >> (8 * b));
+  }
+}
+
+template <class Index>
+__global__ void baseline_decode(const uint8_t* in, uint64_t n, const uint8_t* flags, const Index* starts,
+                                const Index* count, char32_t* out) {
+  const uint64_t k = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (k >= static_cast<uint64_t>(*count)) return;
+  const uint64_t p = starts[k];
+  const auto lo = static_cast<int64_t>(p & ~uint64_t{3});
+  const uint32_t x = gutf8::kern::lanes_ahead(baseline_word(in, n, lo), baseline_word(in, n, lo + 4),
+                                              static_cast<int>(p & 3));
+  out[k] = flags[p] == 2 ? gutf8::kern::decode_lanes(x) : 0xFFFDu;
 }
 
 struct cub_baseline {
   uint8_t* flags = nullptr;
-  uint32_t* starts = nullptr;
-  uint32_t* count = nullptr;
+  void* starts = nullptr;
+  void* count = nullptr;
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
   uint64_t n = 0;
-  explicit cub_baseline(uint64_t bytes) : n(bytes) {
+  bool narrow = true;  // 32-bit positions and item count
+  explicit cub_baseline(uint64_t bytes) : n(bytes), narrow(bytes < (uint64_t{1} << 31)) {
     check(cudaMalloc(&flags, n), "baseline flags");
-    check(cudaMalloc(&starts, 4 * n), "baseline starts");
-    check(cudaMalloc(&count, 4), "baseline count");
-    check(cub::DeviceSelect::Flagged(nullptr, temp_bytes, thrust::counting_iterator<uint32_t>(0), flags,
-                                     starts, count, static_cast<int64_t>(n)),
-          "DeviceSelect size");
+    check(cudaMalloc(&starts, (narrow ? 4 : 8) * n), "baseline starts");
+    check(cudaMalloc(&count, 8), "baseline count");
+    if (narrow)
+      check(cub::DeviceSelect::Flagged(nullptr, temp_bytes, thrust::counting_iterator<uint32_t>(0), flags,
+                                       static_cast<uint32_t*>(starts), static_cast<int*>(count),
+                                       static_cast<int>(n)),
+            "DeviceSelect size");
+    else
+      check(cub::DeviceSelect::Flagged(nullptr, temp_bytes, thrust::counting_iterator<uint64_t>(0), flags,
+                                       static_cast<uint64_t*>(starts), static_cast<int64_t*>(count),
+                                       static_cast<int64_t>(n)),
+            "DeviceSelect size");
     check(cudaMalloc(&temp, temp_bytes), "baseline temp");
   }
   ~cub_baseline() {
@@ -82,15 +116,35 @@ struct cub_baseline {
     cudaFree(temp);
   }
   cudaError_t run(const uint8_t* in, char32_t* out, cudaStream_t s) {
-    baseline_flags<<<1056, 256, 0, s>>>(in, n, flags);
+    const auto grid = static_cast<unsigned>((n + 255) / 256);
+    baseline_flags<<<static_cast<unsigned>((n + 1023) / 1024), 256, 0, s>>>(in, n, flags);
     std::size_t tb = temp_bytes;
-    cudaError_t e = cub::DeviceSelect::Flagged(temp, tb, thrust::counting_iterator<uint32_t>(0), flags,
-                                               starts, count, static_cast<int64_t>(n), s);
-    if (e != cudaSuccess) return e;
-    baseline_decode<<<1056, 256, 0, s>>>(in, n, starts, count, out);
+    cudaError_t e;
+    if (narrow) {
+      e = cub::DeviceSelect::Flagged(temp, tb, thrust::counting_iterator<uint32_t>(0), flags,
+                                     static_cast<uint32_t*>(starts), static_cast<int*>(count),
+                                     static_cast<int>(n), s);
+      if (e != cudaSuccess) return e;
+      baseline_decode<uint32_t><<<grid, 256, 0, s>>>(in, n, flags, static_cast<const uint32_t*>(starts),
+                                                    static_cast<const uint32_t*>(count), out);
+    } else {
+      e = cub::DeviceSelect::Flagged(temp, tb, thrust::counting_iterator<uint64_t>(0), flags,
+                                     static_cast<uint64_t*>(starts), static_cast<int64_t*>(count),
+                                     static_cast<int64_t>(n), s);
+      if (e != cudaSuccess) return e;
+      baseline_decode<uint64_t><<<grid, 256, 0, s>>>(in, n, flags, static_cast<const uint64_t*>(starts),
+                                                    static_cast<const uint64_t*>(count), out);
+    }
     return cudaGetLastError();
   }
 };
+
+__global__ void count_mismatches(const char32_t* a, const char32_t* b, uint64_t n, unsigned long long* bad) {
+  unsigned long long local = 0;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x)
+    local += a[i] != b[i];
+  if (local) atomicAdd(bad, local);
+}
 
 // ------------------------------------------------------------------ inputs ----
 
@@ -186,6 +240,7 @@ int main(int argc, char** argv) {
   int runs = 15;
   double budget_s = 170;
   bool quick = false;
+  std::string ops_filter;  // comma-separated op names (empty: all)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -202,9 +257,10 @@ int main(int argc, char** argv) {
     else if (a == "--corpus") corpus = next();
     else if (a == "--budget") budget_s = std::stod(next());
     else if (a == "--quick") quick = true;
+    else if (a == "--ops") ops_filter = "," + next() + ",";
     else {
       std::cerr << "usage: bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] "
-                   "[--corpus DIR] [--quick] [--budget SECONDS]\n";
+                   "[--corpus DIR] [--quick] [--budget SECONDS] [--ops op1,op2]\n";
       return 2;
     }
   }
@@ -302,6 +358,7 @@ int main(int argc, char** argv) {
         }();
 
         auto add = [&](const std::string& op, double moved, const std::function<cudaError_t()>& body) {
+          if (!ops_filter.empty() && ops_filter.find("," + op + ",") == std::string::npos) return;
           const timing t = measure(runs, s, body);
           row r;
           r.input = kind;
@@ -349,6 +406,17 @@ int main(int argc, char** argv) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::staged, s);
             }));
         add("cub_baseline_replace", nn + u32_bytes, [&] { return baseline.run(d_in.data(), out32, s); });
+        if (ops_filter.empty() || ops_filter.find(",cub_baseline_replace,") != std::string::npos) {
+          // The baseline is a real decoder: its output must equal the fused decoder's.
+          gutf8::cuda::device_buffer<unsigned long long> bad(1);
+          check(cudaMemsetAsync(bad.data(), 0, sizeof(unsigned long long), s), "memset");
+          check(baseline.run(d_in.data(), out32, s), "baseline");
+          count_mismatches<<<1024, 256, 0, s>>>(out32, d_u32.data(), static_cast<uint64_t>(cps), bad.data());
+          unsigned long long mism = 0;
+          check(cudaMemcpyAsync(&mism, bad.data(), sizeof mism, cudaMemcpyDeviceToHost, s), "mismatches");
+          check(cudaStreamSynchronize(s), "sync");
+          if (mism) std::cout << "  WARNING: cub baseline differs from the fused decoder in " << mism << " code points\n";
+        }
         add("sanitize_replace", nn + replaced_bytes, api([=](void* t, std::size_t& b) {
               return dv::sanitize(t, b, in, n, san, sm, error_policy::replace, true, s);
             }));
@@ -360,6 +428,7 @@ int main(int argc, char** argv) {
         // the UTF-8 written.
         auto add_encode = [&](const std::string& op, dv::encoder v) {
           const std::size_t before = rows.size();
+          if (!ops_filter.empty() && ops_filter.find("," + op + ",") == std::string::npos) return;
           add(op, u32_bytes + replaced_bytes, api([=](void* t, std::size_t& b) {
                 return dv::encode(t, b, u32in, u32n, enc, sm, error_policy::strict, true, v, s);
               }));

@@ -1,102 +1,162 @@
-// Fused UTF-8 -> UTF-32 decoder: one pass, each input byte read once (+ a 4-byte halo from the
-// neighbouring lanes). 256 threads x 32 bytes = 8 KiB tiles, one tile per block:
-//   1. classify the thread's window (which bytes start an output unit);
-//   2. rank the output units: block exclusive scan of per-thread counts, then the tile's global
-//      offset by decoupled look-back (prim/tile_lookback.cuh);
-//   3. decode each unit and stage the code points in padded shared memory, then the block writes
-//      its contiguous output range with coalesced stores.
-// Policies: replace outputs every unit start (U+FFFD for error units), drop only well-formed
-// starts, strict the well-formed starts before the first error (stop flag in the scan value).
+// Fused UTF-8 -> UTF-32 decoder: one pass, each input byte read once. 8 KiB tiles (tile.cuh):
+//   1. classify the tile with bit planes; which bytes start output units under the policy
+//      (replace: every unit start, U+FFFD for error units; drop: well-formed starts; strict: the
+//      well-formed starts before the first error, stop flag in the scan value);
+//   2. rank: block scan of 32-bit flagged counts, then the tile's offset by decoupled look-back
+//      with one packed 64-bit word per tile (lookback.cuh);
+//   3. while warp 0 looks back, lanes stage their code points in shared memory at warp-local
+//      slots (whole words of ASCII units four at a time, other units one by one through a
+//      branch-free decoder); then each warp stores its contiguous output range with aligned
+//      16-byte stores. An all-ASCII warp skips the staging and widens its bytes straight from
+//      the shared copy of the input.
 #pragma once
 
-#include "utf8/common.cuh"
+#include "utf8/tile.cuh"
 
 namespace gutf8::kern {
 
-inline constexpr int decode_words = 8;
-inline constexpr u32 decode_tile = block_threads * 4 * decode_words;
+inline constexpr u32 decode_tile = tile_bytes;
 
-// Picks word q (0..3) of a..d (no local-memory indexing).
-__device__ __forceinline__ u32 pick4(u32 q, u32 a, u32 b, u32 c, u32 d) {
-  return q == 0 ? a : q == 1 ? b : q == 2 ? c : d;
+template <error_policy P>
+__device__ __forceinline__ u32 output_starts(u32 start, u32 wf) {
+  if constexpr (P == error_policy::replace) return start;
+  else if constexpr (P == error_policy::drop) return wf;
+  else return wf & below_lowest(start & ~wf);
 }
 
-// Output units of a thread under a policy (bits over its own bytes) and its scan value.
-template <error_policy P, int NW, bool Detail>
-__device__ __forceinline__ u32 output_starts(const thread_view<NW, Detail>& v) {
-  if constexpr (P == error_policy::replace) return v.start;
-  else if constexpr (P == error_policy::drop) return v.wf;
-  else return v.wf & below_lowest(v.err());
+// Zero-extends the 4 bytes of x to 4 code points.
+__device__ __forceinline__ uint4 widen4(u32 x) {
+  return make_uint4(byte_perm(x, 0, 0x4440u), byte_perm(x, 0, 0x4441u), byte_perm(x, 0, 0x4442u),
+                    byte_perm(x, 0, 0x4443u));
 }
 
-template <error_policy P, int NW = decode_words>
-__global__ void __launch_bounds__(block_threads)
-    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc,
-                        prim::detail::tile_state<u64> state, u32 last_tile, bool vec) {
-  constexpr u32 tile_bytes = block_threads * 4 * NW;
-  using bscan = prim::detail::block_scan<u64, block_threads>;
-  using lookback = prim::detail::tile_prefix<u64, block_threads>;
-  __shared__ u32 stage[stage_words_for(tile_bytes)];
-  __shared__ typename bscan::storage scan_sh;
-  __shared__ typename lookback::storage lb_sh;
+template <error_policy P, bool Vec>
+__global__ void __launch_bounds__(tile_threads)
+    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile) {
+  __shared__ __align__(16) u32 in_sh[tile_bytes / 4 + 4];
+  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];
+  __shared__ u32 link_sh[tile_warps], wt_sh[tile_warps];
+  __shared__ u64 prefix_sh;
   __shared__ tile_summary ts;
 
-  const u32 tile = blockIdx.x;
+  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
-  const u32 off0 = threadIdx.x * 4 * NW;
   if (threadIdx.x == 0) ts.init();
 
-  thread_view<NW, false> v;
-  v.load(in, n, base + off0, acc->limit, vec);
-  const u32 err = v.err();
-  const u32 outb = output_starts<P>(v);
-  const u64 value = u64(popc(outb)) | (P == error_policy::strict && err ? stop_flag : 0);
-  u64 agg;
-  const u64 excl = bscan(scan_sh).exclusive(value, u64{0}, flagged_sum{}, agg);
+  lane_class<false> L;
+  classify_tile<Vec, false>(in, n, base, acc->limit, link_sh, L);
+  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x) = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
+  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x + 4) = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
+  if (threadIdx.x == tile_threads - 1) in_sh[tile_bytes / 4] = L.nx;
+
+  const u32 err = L.start & ~L.wf;
+  const u32 outb = output_starts<P>(L.start, L.wf);
+  const u32 value = static_cast<u32>(popc(outb)) | (P == error_policy::strict && err ? stop32 : 0u);
+  const tile_scan s = block_scan_flag(value, wt_sh);
   {
     u32 e, f, l, ll;
-    thread_stats(err, v.lf, off0, e, f, l, ll);
+    thread_stats(err, L.lf, threadIdx.x * lane_bytes, e, f, l, ll);
     ts.add(e, f, l, ll);
   }
+  const u64 agg = widen_flagged(s.agg);
+  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
 
-  // Stage the thread's code points at its tile-local rank.
-  if (!(excl & stop_flag)) {
-    const u32 o = static_cast<u32>(excl);
-    if (v.ascii && outb == range_bits<NW>(0, ~u64{0})) {
+  // Stage the code points at warp-local slots (before the look-back: its latency overlaps this work):
+  // the global offset is only needed by the stores.
+  u32* st = st_sh[warp];
+  if (!L.warp_ascii && !(s.excl & stop32) && outb) {
+    const u32 k = s.excl - s.wexcl;  // the lane's first slot
+    const u32* lin = in_sh + threadIdx.x * (lane_bytes / 4);
+    const u32 asc = outb & ~L.hi;
+    u32 bulk = asc & (asc >> 1) & (asc >> 2) & (asc >> 3) & 0x11111111u;  // words of 4 ASCII units
+    u32 rest = outb & ~(bulk * 0xFu);
+    if (bulk == 0x11111111u) {  // 32 ASCII units: slots k .. k+31 cross at most one pad
+      const u32 c = 32 - (k & 31);  // slots before the pad
+      u32* s0p = st + stage_slot(k);
+      u32* s1p = s0p + 1;
 #pragma unroll
-      for (int i = 0; i < 4 * NW; ++i) stage[stage_word(o + i)] = v.byte(i);
-    } else {
-      u32 k = o;
-#pragma unroll
-      for (int g = 0; g < NW / 4; ++g) {
-        const u32 a0 = v.w[1 + 4 * g], a1 = v.w[2 + 4 * g], a2 = v.w[3 + 4 * g];
-        const u32 a3 = v.w[4 + 4 * g], a4 = v.w[5 + 4 * g];
-        u32 bits = (outb >> (16 * g)) & 0xFFFFu;
-        const u32 wfb = (v.wf >> (16 * g)) & 0xFFFFu;
-        while (bits) {
-          const u32 p = static_cast<u32>(lowest_bit(bits));
-          bits &= bits - 1;
-          const u32 q = p >> 2;
-          const u32 x = lanes_ahead(pick4(q, a0, a1, a2, a3), pick4(q, a1, a2, a3, a4), static_cast<int>(p & 3));
-          u32 cp = decode_lanes(x);
-          if constexpr (P == error_policy::replace) cp = (wfb >> p) & 1u ? cp : 0xFFFDu;
-          stage[stage_word(k++)] = cp;
-        }
+      for (int q = 0; q < 8; ++q) {
+        const uint4 v = widen4(L.x[q]);
+        (4 * q < static_cast<int>(c) ? s0p : s1p)[4 * q] = v.x;
+        (4 * q + 1 < static_cast<int>(c) ? s0p : s1p)[4 * q + 1] = v.y;
+        (4 * q + 2 < static_cast<int>(c) ? s0p : s1p)[4 * q + 2] = v.z;
+        (4 * q + 3 < static_cast<int>(c) ? s0p : s1p)[4 * q + 3] = v.w;
+      }
+      bulk = 0;
+      rest = 0;
+    }
+    const u32 kt = k + static_cast<u32>(popc(outb));  // one past the lane's last slot
+    while (bulk) {
+      const u32 q = static_cast<u32>(lowest_bit(bulk));  // 4 * word index
+      bulk &= bulk - 1;
+      const u32 r = kt - static_cast<u32>(popc(outb >> q));
+      const uint4 v = widen4(lin[q >> 2]);
+      st[stage_slot(r)] = v.x;
+      st[stage_slot(r + 1)] = v.y;
+      st[stage_slot(r + 2)] = v.z;
+      st[stage_slot(r + 3)] = v.w;
+    }
+    // Other well-formed units, two per iteration (independent chains).
+    u32 m = rest & L.wf;
+    while (m) {
+      const u32 p1 = static_cast<u32>(lowest_bit(m));
+      m &= m - 1;
+      const bool two = m != 0;
+      const u32 p2 = two ? static_cast<u32>(lowest_bit(m)) : p1;
+      m &= m - 1;
+      const u32 c1 = decode_unit(read4(lin, p1));
+      const u32 c2 = decode_unit(read4(lin, p2));
+      st[stage_slot(kt - static_cast<u32>(popc(outb >> p1)))] = c1;
+      if (two) st[stage_slot(kt - static_cast<u32>(popc(outb >> p2)))] = c2;
+    }
+    if constexpr (P == error_policy::replace) {
+      u32 e = rest & ~L.wf;
+      while (e) {
+        const u32 p = static_cast<u32>(lowest_bit(e));
+        e &= e - 1;
+        st[stage_slot(kt - static_cast<u32>(popc(outb >> p)))] = 0xFFFDu;
       }
     }
   }
 
-  const u64 prefix_raw = lookback::exclusive_prefix(state, tile, agg, flagged_sum{}, lb_sh);
-  const u64 prefix = tile == 0 ? 0 : prefix_raw;
-  __syncthreads();  // staging complete (tile 0 has no barrier in exclusive_prefix)
+  if (warp == 0) {
+    u64 pre = 0;
+    if (tile != 0) {
+      pre = lookback_prefix(states, tile);
+      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
+    }
+    if (lane == 0) prefix_sh = pre;
+  }
+  __syncthreads();
+  const u64 prefix = prefix_sh;
   if (threadIdx.x == 0) {
     ts.flush(acc, base, tile);
-    if (tile == last_tile) acc->written = flagged_sum{}(prefix, agg) & ~stop_flag;
+    if (tile == last_tile) acc->written = lb_combine(prefix, agg) & lb_count;
   }
-  if (prefix & stop_flag) return;  // strict: an earlier tile met the first error
-  const u32 count = static_cast<u32>(agg & ~stop_flag);
-  u32* dst = out + (prefix & ~stop_flag);
-  for (u32 i = threadIdx.x; i < count; i += block_threads) dst[i] = stage[stage_word(i)];
+  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;  // strict: stopped before this warp
+
+  const u32 wcnt = s.wtotal & ~stop32;
+  const u64 gb = (prefix & lb_count) + s.wexcl;
+  const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + gb) & 3u;
+  u32* dst = out + (gb - s0);
+  if (L.warp_ascii) {  // every byte is a unit: widen the warp's first wcnt bytes
+    const u32* win = in_sh + warp * (warp_bytes / 4);
+    const u32 end = s0 + wcnt;
+    const u32 groups = (end + 3) >> 2;
+    for (u32 g = lane; g < groups; g += 32) {
+      const u32 lo = 4 * g;
+      if (lo >= s0 && lo + 4 <= end) {
+        *reinterpret_cast<uint4*>(dst + lo) = widen4(read4(win, lo - s0));
+      } else {
+#pragma unroll
+        for (u32 j = 0; j < 4; ++j)
+          if (lo + j >= s0 && lo + j < end) dst[lo + j] = (read4(win, lo + j - s0) & 0xFFu);
+      }
+    }
+    return;
+  }
+  __syncwarp();
+  write_staged_u32(st, s0, wcnt, dst);
 }
 
 }  // namespace gutf8::kern

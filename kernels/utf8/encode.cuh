@@ -1,45 +1,62 @@
 // UTF-32LE -> UTF-8 encoders. An element is one 32-bit value; it is an error unit when it is a
 // surrogate or above U+10FFFF, and 1..3 trailing bytes at the end of the last chunk form one more
 // error unit (index `full`). Offsets in the summary are byte offsets of the UTF-32 input.
-//   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back,
-//     bytes staged in shared memory, written with 32-bit stores.
+// Fused: tiles of 256 threads x 16 elements (64 input bytes per thread); compact: 8 per thread.
+//   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back
+//     (tile.cuh / lookback.cuh); each warp stages its bytes in shared memory while warp 0 looks
+//     back, then writes them with aligned 16-byte stores.
 //   * encode_expand_kernel + compact_bytes_kernel: every element writes 4 bytes padded with 0xFF
 //     (a byte UTF-8 never contains), then a stream compaction removes the padding.
 #pragma once
 
-#include "utf8/common.cuh"
 #include "utf8/summary.cuh"
+#include "utf8/tile.cuh"
 
 namespace gutf8::kern {
 
-inline constexpr int encode_elems = 8;  // per thread (32 input bytes)
+inline constexpr int encode_elems = 16;                           // fused: per thread (64 input bytes)
 inline constexpr u32 encode_tile = block_threads * encode_elems;  // elements per tile
+inline constexpr u32 encode_stage_bytes = 4 * 32 * encode_elems + 32;
+inline constexpr int expand_elems = 8;                            // compact: per thread (32 bytes)
+inline constexpr u32 expand_tile = block_threads * expand_elems;
 
-// One thread's elements: values, error / LF bits (bit j = element e0 + j) and lengths.
+// One thread's E consecutive elements: values, error / LF bits (bit j = element e0 + j).
+template <int E>
 struct encode_view {
-  u32 v[encode_elems];
+  static_assert(E % 8 == 0);
+  u32 v[E];
   u32 err, lf, inr;
+  bool ascii;  // every element in range is below 0x80 and no error
 
   // full: complete elements in the chunk; elems: full + 1 when a ragged tail is an error unit.
-  __device__ __forceinline__ void load(const u8* in, u64 n, u64 e0, u64 full, u64 elems, bool vec) {
-    const uint4 a = load16(in, n, 4 * e0, vec);
-    const uint4 b = load16(in, n, 4 * e0 + 16, vec);
-    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
-    v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-    err = lf = inr = 0;
+  __device__ __forceinline__ void load(const u8* in, u64 n, u64 e0, u64 full, u64 elems, bool fast) {
 #pragma unroll
-    for (int j = 0; j < encode_elems; ++j) {
-      const u64 idx = e0 + j;
-      const bool in_range = idx < elems;
-      const bool valid = idx < full && detail::is_scalar_value(v[j]);
-      inr |= u32{in_range} << j;
-      err |= u32{in_range && !valid} << j;
-      lf |= u32{idx < full && v[j] == 0x0Au} << j;
+    for (int h = 0; h < E / 8; ++h) {
+      u32 x[8];
+      load_lane(in, n, 4 * (e0 + 8 * h), fast, x);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) v[8 * h + j] = x[j];
     }
+    // Range masks once (32-bit), then per element only 32-bit compares.
+    const u64 r_in = elems > e0 ? elems - e0 : 0, r_full = full > e0 ? full - e0 : 0;
+    inr = r_in >= static_cast<u64>(E) ? (E == 32 ? ~0u : (1u << E) - 1) : (1u << r_in) - 1;
+    const u32 fullm = r_full >= static_cast<u64>(E) ? (E == 32 ? ~0u : (1u << E) - 1) : (1u << r_full) - 1;
+    u32 scalar = 0, lfv = 0, any = 0;
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+      scalar |= u32{v[j] < 0xD800u || v[j] - 0xE000u < 0x102000u} << j;
+      lfv |= u32{v[j] == 0x0Au} << j;
+      any |= v[j];
+    }
+    err = inr & ~(fullm & scalar);
+    lf = fullm & lfv;
+    // Out-of-range elements read as 0 (the loads are guarded), so they never set `any`.
+    ascii = any < 0x80u && err == 0;
   }
 };
 
-__device__ __forceinline__ void encode_stats(const encode_view& ev, u32 off0_bytes, tile_summary& ts) {
+template <int E>
+__device__ __forceinline__ void encode_stats(const encode_view<E>& ev, u32 off0_bytes, tile_summary& ts) {
   const u32 e = static_cast<u32>(popc(ev.err));
   const u32 f = ev.err ? off0_bytes + 4 * static_cast<u32>(lowest_bit(ev.err)) : ~0u;
   const u32 l = static_cast<u32>(popc(ev.lf));
@@ -51,86 +68,112 @@ __device__ __forceinline__ void encode_stats(const encode_view& ev, u32 off0_byt
 template <error_policy P>
 __device__ __forceinline__ u32 out_length(u32 c, bool is_err) {
   if (is_err) return P == error_policy::replace ? 3u : 0u;
-  return detail::encoded_length(static_cast<char32_t>(c));
+  return 1u + (c >= 0x80u) + (c >= 0x800u) + (c >= 0x10000u);
 }
 
 // UTF-8 bytes of c packed little-endian (lane 0 = first byte); replacement for errors.
 __device__ __forceinline__ u32 pack_utf8(u32 c, bool is_err) {
   if (is_err) return 0xBDBFEFu;
-  u8 b[4] = {0, 0, 0, 0};
-  detail::encode_scalar(static_cast<char32_t>(c), b);
-  return u32{b[0]} | u32{b[1]} << 8 | u32{b[2]} << 16 | u32{b[3]} << 24;
+  if (c < 0x80u) return c;
+  if (c < 0x800u) return (0xC0u | (c >> 6)) | ((0x80u | (c & 0x3Fu)) << 8);
+  if (c < 0x10000u)
+    return (0xE0u | (c >> 12)) | ((0x80u | ((c >> 6) & 0x3Fu)) << 8) | ((0x80u | (c & 0x3Fu)) << 16);
+  return (0xF0u | (c >> 18)) | ((0x80u | ((c >> 12) & 0x3Fu)) << 8) | ((0x80u | ((c >> 6) & 0x3Fu)) << 16) |
+         ((0x80u | (c & 0x3Fu)) << 24);
 }
 
-template <error_policy P>
+template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(block_threads)
-    encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc,
-                        prim::detail::tile_state<u64> state, u32 last_tile, bool vec) {
-  constexpr u32 max_out = 4 * encode_tile;
-  using bscan = prim::detail::block_scan<u64, block_threads>;
-  using lookback = prim::detail::tile_prefix<u64, block_threads>;
-  __shared__ u32 stage_w[stage_bytes_for(max_out) / 4 + 1];
-  __shared__ typename bscan::storage scan_sh;
-  __shared__ typename lookback::storage lb_sh;
+    encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, u64* states,
+                        u32 last_tile) {
+  constexpr int E = encode_elems;
+  __shared__ __align__(16) u8 st_sh[tile_warps][encode_stage_bytes];
+  __shared__ u32 wt_sh[tile_warps];
+  __shared__ u64 prefix_sh;
   __shared__ tile_summary ts;
-  u8* stage = reinterpret_cast<u8*>(stage_w);
 
-  const u32 tile = blockIdx.x;
+  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 e_base = u64{tile} * encode_tile;
-  const u32 t_off = threadIdx.x * encode_elems;
+  const u32 t_off = threadIdx.x * E;
   if (threadIdx.x == 0) ts.init();
 
-  encode_view ev;
-  ev.load(in, n, e_base + t_off, full, elems, vec);
+  encode_view<E> ev;
+  ev.load(in, n, e_base + t_off, full, elems, Vec && 4 * (e_base + encode_tile) <= n);
+  const bool warp_ascii = __all_sync(full_mask, ev.ascii);
   const u32 keep = ev.inr & (P == error_policy::strict ? below_lowest(ev.err) : ~0u);
   u32 total = 0;
+  if (warp_ascii) {
+    total = static_cast<u32>(popc(ev.inr));
+  } else {
 #pragma unroll
-  for (int j = 0; j < encode_elems; ++j)
-    total += ((keep >> j) & 1u) ? out_length<P>(ev.v[j], (ev.err >> j) & 1u) : 0u;
-  const u64 value = u64{total} | (P == error_policy::strict && ev.err ? stop_flag : 0);
-  u64 agg;
-  const u64 excl = bscan(scan_sh).exclusive(value, u64{0}, flagged_sum{}, agg);
+    for (int j = 0; j < E; ++j)
+      total += ((keep >> j) & 1u) ? out_length<P>(ev.v[j], (ev.err >> j) & 1u) : 0u;
+  }
+  const u32 value = total | (P == error_policy::strict && ev.err ? stop32 : 0u);
+  const tile_scan s = block_scan_flag(value, wt_sh);
   encode_stats(ev, 4 * t_off, ts);
-  if (!(excl & stop_flag)) {
-    u32 k = static_cast<u32>(excl);
+  const u64 agg = widen_flagged(s.agg);
+  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+
+  // Stage the bytes at warp-local offsets (before the look-back: its latency overlaps this work).
+  u8* st = st_sh[warp];
+  if (!(s.excl & stop32)) {
+    u32 k = s.excl - s.wexcl;
+    if (warp_ascii) {
 #pragma unroll
-    for (int j = 0; j < encode_elems; ++j) {
-      if (!((keep >> j) & 1u)) continue;
-      const bool is_err = (ev.err >> j) & 1u;
-      const u32 len = out_length<P>(ev.v[j], is_err);
-      if (len == 0) continue;
-      const u32 bytes = pack_utf8(ev.v[j], is_err);
-      for (u32 b = 0; b < len; ++b) stage[stage_byte(k + b)] = static_cast<u8>(bytes >> (8 * b));
-      k += len;
+      for (int j = 0; j < E; ++j) st[k + j] = static_cast<u8>(ev.v[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < E; ++j) {
+        if (!((keep >> j) & 1u)) continue;
+        const bool is_err = (ev.err >> j) & 1u;
+        const u32 len = out_length<P>(ev.v[j], is_err);
+        const u32 bytes = pack_utf8(ev.v[j], is_err);
+        if (len > 0) st[k] = static_cast<u8>(bytes);
+        if (len > 1) st[k + 1] = static_cast<u8>(bytes >> 8);
+        if (len > 2) st[k + 2] = static_cast<u8>(bytes >> 16);
+        if (len > 3) st[k + 3] = static_cast<u8>(bytes >> 24);
+        k += len;
+      }
     }
   }
-  const u64 prefix_raw = lookback::exclusive_prefix(state, tile, agg, flagged_sum{}, lb_sh);
-  const u64 prefix = tile == 0 ? 0 : prefix_raw;
+  if (warp == 0) {
+    u64 pre = 0;
+    if (tile != 0) {
+      pre = lookback_prefix(states, tile);
+      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
+    }
+    if (lane == 0) prefix_sh = pre;
+  }
   __syncthreads();
+  const u64 prefix = prefix_sh;
   if (threadIdx.x == 0) {
     ts.flush(acc, 4 * e_base, tile);
-    if (tile == last_tile) acc->written = flagged_sum{}(prefix, agg) & ~stop_flag;
+    if (tile == last_tile) acc->written = lb_combine(prefix, agg) & lb_count;
   }
-  if (prefix & stop_flag) return;
-  copy_out_bytes(stage, static_cast<u32>(agg & ~stop_flag), out + (prefix & ~stop_flag));
+  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;
+
+  const u32 wcnt = s.wtotal & ~stop32;
+  const u64 gb = (prefix & lb_count) + s.wexcl;
+  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + gb) & 15u;
+  write_staged_bytes(st, s0, wcnt, out + (gb - s0));
 }
 
 // Compact encoder, pass 1: padded[idx] = the element's bytes, 0xFF-padded to 4 (all 0xFF for
 // dropped elements and, in strict mode, for errors: the compaction stops at the first error).
-template <error_policy P>
+template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(block_threads)
-    encode_expand_kernel(const u8* in, u64 n, u64 full, u64 elems, uint4* padded, accum* acc,
-                         bool vec) {
+    encode_expand_kernel(const u8* in, u64 n, u64 full, u64 elems, uint4* padded, accum* acc) {
   __shared__ tile_summary ts;
   const u32 tile = blockIdx.x;
-  const u64 e_base = u64{tile} * encode_tile;
-  const u32 t_off = threadIdx.x * encode_elems;
+  const u64 e_base = u64{tile} * expand_tile;
+  const u32 t_off = threadIdx.x * expand_elems;
   if (threadIdx.x == 0) ts.init();
-  encode_view ev;
-  ev.load(in, n, e_base + t_off, full, elems, vec);
-  u32 r[encode_elems];
+  encode_view<expand_elems> ev;
+  ev.load(in, n, e_base + t_off, full, elems, Vec && 4 * (e_base + expand_tile) <= n);
+  u32 r[expand_elems];
 #pragma unroll
-  for (int j = 0; j < encode_elems; ++j) {
+  for (int j = 0; j < expand_elems; ++j) {
     const bool is_err = (ev.err >> j) & 1u;
     const u32 len = ((ev.inr >> j) & 1u) ? out_length<P>(ev.v[j], is_err) : 0u;
     const u32 pad = len >= 4 ? 0u : 0xFFFFFFFFu << (8 * len);
@@ -146,21 +189,17 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 // Compact encoder, pass 2: copies the non-0xFF bytes of padded[0 .. 4*elems) in order (strict:
-// only those before the first error's slot). Tiles of 256 threads x 32 bytes.
+// only those before the first error's slot). Tiles of 256 threads x 32 padded bytes.
 template <error_policy P>
 __global__ void __launch_bounds__(block_threads)
-    compact_bytes_kernel(const uint4* padded, u8* out, accum* acc,
-                         prim::detail::tile_state<u64> state, u32 last_tile) {
-  constexpr u32 tile_bytes = block_threads * 32;
-  using bscan = prim::detail::block_scan<u64, block_threads>;
-  using lookback = prim::detail::tile_prefix<u64, block_threads>;
-  __shared__ u32 stage_w[stage_bytes_for(tile_bytes) / 4 + 1];
-  __shared__ typename bscan::storage scan_sh;
-  __shared__ typename lookback::storage lb_sh;
+    compact_bytes_kernel(const uint4* padded, u8* out, accum* acc, u64* states, u32 last_tile) {
+  constexpr u32 tile_padded = block_threads * 32;
+  __shared__ __align__(16) u8 st_sh[tile_warps][32 * 32 + 32];
+  __shared__ u32 wt_sh[tile_warps];
+  __shared__ u64 prefix_sh;
   __shared__ u64 stop_sh;
-  u8* stage = reinterpret_cast<u8*>(stage_w);
-  const u32 tile = blockIdx.x;
-  const u64 base = u64{tile} * tile_bytes;
+  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
+  const u64 base = u64{tile} * tile_padded;
   const u32 off0 = threadIdx.x * 32;
 
   u64 stop = ~u64{0};  // padded byte offset where strict output ends (= element offset in bytes)
@@ -186,20 +225,31 @@ __global__ void __launch_bounds__(block_threads)
     const u64 p0 = base + off0;
     keep &= stop <= p0 ? 0u : stop - p0 >= 32 ? ~0u : (1u << (stop - p0)) - 1;
   }
-  u64 agg;
-  const u64 excl = bscan(scan_sh).exclusive(u64(popc(keep)), u64{0}, flagged_sum{}, agg);
+  const tile_scan s = block_scan_flag(static_cast<u32>(popc(keep)), wt_sh);
+  const u64 agg = s.agg;
+  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+  u8* st = st_sh[warp];
   {
-    u32 k = static_cast<u32>(excl);
+    u32 k = s.excl - s.wexcl;
 #pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      if ((keep >> i) & 1u) stage[stage_byte(k++)] = static_cast<u8>(w[i / 4] >> (8 * (i % 4)));
-    }
+    for (int i = 0; i < 32; ++i)
+      if ((keep >> i) & 1u) st[k++] = static_cast<u8>(w[i / 4] >> (8 * (i % 4)));
   }
-  const u64 prefix_raw = lookback::exclusive_prefix(state, tile, agg, flagged_sum{}, lb_sh);
-  const u64 prefix = tile == 0 ? 0 : prefix_raw;
+  if (warp == 0) {
+    u64 pre = 0;
+    if (tile != 0) {
+      pre = lookback_prefix(states, tile);
+      if (lane == 0) lb_store(states + tile, lb_inclusive | (pre + agg));
+    }
+    if (lane == 0) prefix_sh = pre;
+  }
   __syncthreads();
+  const u64 prefix = prefix_sh;
   if (threadIdx.x == 0 && tile == last_tile) acc->written = prefix + agg;
-  copy_out_bytes(stage, static_cast<u32>(agg), out + prefix);
+  const u32 wcnt = s.wtotal;
+  const u64 gb = prefix + s.wexcl;
+  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + gb) & 15u;
+  write_staged_bytes(st, s0, wcnt, out + (gb - s0));
 }
 
 }  // namespace gutf8::kern

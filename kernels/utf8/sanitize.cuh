@@ -1,72 +1,110 @@
 // Sanitize UTF-8 -> UTF-8: every byte of a well-formed sequence is copied, an error unit becomes
 // EF BF BD (replace) or nothing (drop); strict copies the valid prefix. Same shape as the fused
-// decoder: per-thread output byte counts ranked by block scan + decoupled look-back, output
-// staged in padded shared memory and written with 32-bit stores.
+// decoder (tile.cuh): per-thread output byte counts ranked by block scan + decoupled look-back.
+// A warp whose output is its input verbatim (no error in it: the common case) copies it from the
+// shared copy of the input with aligned 16-byte stores; other warps stage their bytes in shared
+// memory first.
 #pragma once
 
-#include "utf8/common.cuh"
+#include "utf8/tile.cuh"
 
 namespace gutf8::kern {
 
-inline constexpr int sanitize_words = 8;
-inline constexpr u32 sanitize_tile = block_threads * 4 * sanitize_words;
+inline constexpr u32 sanitize_tile = tile_bytes;
+inline constexpr u32 sanitize_stage_bytes = 3 * warp_bytes + 32;
 
-template <error_policy P, int NW = sanitize_words>
-__global__ void __launch_bounds__(block_threads)
-    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, prim::detail::tile_state<u64> state,
-                    u32 last_tile, bool vec) {
-  constexpr u32 tile_bytes = block_threads * 4 * NW;
-  constexpr u32 max_out = (P == error_policy::replace ? 3 : 1) * tile_bytes;
-  using bscan = prim::detail::block_scan<u64, block_threads>;
-  using lookback = prim::detail::tile_prefix<u64, block_threads>;
-  __shared__ u32 stage_w[stage_bytes_for(max_out) / 4 + 1];
-  __shared__ typename bscan::storage scan_sh;
-  __shared__ typename lookback::storage lb_sh;
+template <error_policy P, bool Vec>
+__global__ void __launch_bounds__(tile_threads)
+    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, u64* states, u32 last_tile) {
+  __shared__ __align__(16) u32 in_sh[tile_bytes / 4 + 4];
+  __shared__ __align__(16) u8 st_sh[tile_warps][sanitize_stage_bytes];
+  __shared__ u32 link_sh[tile_warps], wt_sh[tile_warps];
+  __shared__ u64 prefix_sh;
   __shared__ tile_summary ts;
-  u8* stage = reinterpret_cast<u8*>(stage_w);
 
-  const u32 tile = blockIdx.x;
+  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
-  const u32 off0 = threadIdx.x * 4 * NW;
   if (threadIdx.x == 0) ts.init();
 
-  thread_view<NW, true> v;
-  v.load(in, n, base + off0, acc->limit, vec);
-  const u32 err = v.err();
-  const u32 cover = P == error_policy::strict ? v.cover & below_lowest(err) : v.cover;
+  lane_class<true> L;
+  classify_tile<Vec, true>(in, n, base, acc->limit, link_sh, L);
+  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x) = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
+  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x + 4) = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
+  if (threadIdx.x == tile_threads - 1) in_sh[tile_bytes / 4] = L.nx;
+
+  const u32 err = L.start & ~L.wf;
+  const u32 keep = P == error_policy::strict ? below_lowest(err) : ~0u;
+  const u32 copy = L.cov.cover & keep;
   const u32 repl = P == error_policy::replace ? err : 0u;
-  const u64 value = u64(popc(cover) + 3 * popc(repl)) |
-                    (P == error_policy::strict && err ? stop_flag : 0);
-  u64 agg;
-  const u64 excl = bscan(scan_sh).exclusive(value, u64{0}, flagged_sum{}, agg);
+  const u32 count = static_cast<u32>(popc(copy) + 3 * popc(repl));
+  const u32 value = count | (P == error_policy::strict && err ? stop32 : 0u);
+  const tile_scan s = block_scan_flag(value, wt_sh);
   {
     u32 e, f, l, ll;
-    thread_stats(err, v.lf, off0, e, f, l, ll);
+    thread_stats(err, L.lf, threadIdx.x * lane_bytes, e, f, l, ll);
     ts.add(e, f, l, ll);
   }
-  if (!(excl & stop_flag)) {
-    u32 k = static_cast<u32>(excl);
+  const u64 agg = widen_flagged(s.agg);
+  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+
+  const bool stopped = (s.excl & stop32) != 0;
+  // Verbatim: the lane outputs all its bytes (strict: all before its first error, and nothing
+  // after it; limit: all below it), so the warp's output is a prefix of its input.
+  const bool verbatim = __all_sync(full_mask, stopped || (repl == 0 && copy == (L.inr & keep)));
+  u8* st = st_sh[warp];
+  if (!verbatim && !stopped) {  // stage at warp-local offsets while warp 0 looks back
+    u32 k = s.excl - s.wexcl;
 #pragma unroll
-    for (int i = 0; i < 4 * NW; ++i) {
-      if ((cover >> i) & 1u) {
-        stage[stage_byte(k++)] = static_cast<u8>(v.byte(i));
+    for (int i = 0; i < 32; ++i) {
+      const u8 b = static_cast<u8>(L.x[i / 4] >> (8 * (i % 4)));
+      if ((copy >> i) & 1u) {
+        st[k++] = b;
       } else if ((repl >> i) & 1u) {
-        stage[stage_byte(k)] = 0xEF;
-        stage[stage_byte(k + 1)] = 0xBF;
-        stage[stage_byte(k + 2)] = 0xBD;
+        st[k] = 0xEF;
+        st[k + 1] = 0xBF;
+        st[k + 2] = 0xBD;
         k += 3;
       }
     }
   }
-  const u64 prefix_raw = lookback::exclusive_prefix(state, tile, agg, flagged_sum{}, lb_sh);
-  const u64 prefix = tile == 0 ? 0 : prefix_raw;
+  if (warp == 0) {
+    u64 pre = 0;
+    if (tile != 0) {
+      pre = lookback_prefix(states, tile);
+      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
+    }
+    if (lane == 0) prefix_sh = pre;
+  }
   __syncthreads();
+  const u64 prefix = prefix_sh;
   if (threadIdx.x == 0) {
     ts.flush(acc, base, tile);
-    if (tile == last_tile) acc->written = flagged_sum{}(prefix, agg) & ~stop_flag;
+    if (tile == last_tile) acc->written = lb_combine(prefix, agg) & lb_count;
   }
-  if (prefix & stop_flag) return;
-  copy_out_bytes(stage, static_cast<u32>(agg & ~stop_flag), out + (prefix & ~stop_flag));
+  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;
+
+  const u32 wcnt = s.wtotal & ~stop32;
+  const u64 gb = (prefix & lb_count) + s.wexcl;
+  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + gb) & 15u;
+  u8* dst = out + (gb - s0);
+  if (verbatim) {
+    const u32* win = in_sh + warp * (warp_bytes / 4);
+    const u32 end = s0 + wcnt;
+    const u32 groups = (end + 15) >> 4;
+    for (u32 g = lane; g < groups; g += 32) {
+      const u32 lo = 16 * g;
+      if (lo >= s0 && lo + 16 <= end) {
+        const u32 b = lo - s0;
+        *reinterpret_cast<uint4*>(dst + lo) =
+            make_uint4(read4(win, b), read4(win, b + 4), read4(win, b + 8), read4(win, b + 12));
+      } else {
+        for (u32 j = 0; j < 16; ++j)
+          if (lo + j >= s0 && lo + j < end) dst[lo + j] = static_cast<u8>(read4(win, lo + j - s0));
+      }
+    }
+    return;
+  }
+  write_staged_bytes(st, s0, wcnt, dst);
 }
 
 }  // namespace gutf8::kern

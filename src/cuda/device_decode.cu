@@ -8,21 +8,28 @@ namespace {
 
 using namespace launch;
 
-template <error_policy P>
+template <error_policy P, bool Vec>
 void launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
                    char32_t* d_out, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(l.tiles);
   const auto last = static_cast<unsigned>(l.tiles - 1);
   auto* out = reinterpret_cast<kern::u32*>(d_out);
   if (variant == decoder::fused) {
-    kern::decode_fused_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
-        in, n, out, l.acc(d_temp), l.state(d_temp), last, aligned16(in));
+    kern::decode_fused_kernel<P, Vec><<<grid, kern::block_threads, 0, stream>>>(in, n, out, l.acc(d_temp),
+                                                                              l.states(d_temp), last);
   } else {
-    kern::staged_scatter_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
-        in, n, reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.state(d_temp), last, aligned16(in));
-    const unsigned g2 = stride_grid(kern::staged_decode_kernel, ceil_div(n, kern::block_threads));
-    kern::staged_decode_kernel<<<g2, kern::block_threads, 0, stream>>>(out, l.acc(d_temp));
+    kern::staged_scatter_kernel<P, Vec><<<grid, kern::block_threads, 0, stream>>>(
+        in, n, reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
+    const unsigned g2 = stride_grid(kern::staged_decode_kernel, ceil_div(n, 4 * kern::block_threads));
+    kern::staged_decode_kernel<<<g2, kern::block_threads, 0, stream>>>(out, l.acc(d_temp), aligned16(out));
   }
+}
+
+template <error_policy P>
+void launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
+                   char32_t* d_out, cudaStream_t stream) {
+  if (aligned16(in)) launch_decode<P, true>(variant, l, d_temp, in, n, d_out, stream);
+  else launch_decode<P, false>(variant, l, d_temp, in, n, d_out, stream);
 }
 
 }  // namespace
@@ -39,7 +46,7 @@ cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
   if (bad_args(temp_bytes, l, d_in, n, d_summary) || (n != 0 && d_out == nullptr))
     return cudaErrorInvalidValue;
   const auto* in = reinterpret_cast<const u8*>(d_in);
-  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, true, stream);
+  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream);
       e != cudaSuccess)
     return e;
   if (l.tiles != 0) {

@@ -7,22 +7,28 @@ namespace {
 
 using namespace launch;
 
-template <error_policy P>
+template <error_policy P, bool Vec>
 void launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
                    u64 full, u64 elems, u8* out, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(l.tiles);
   const auto last = static_cast<unsigned>(l.tiles - 1);
-  const bool vec = aligned16(in);
   if (variant == encoder::fused) {
-    kern::encode_fused_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
-        in, n, full, elems, out, l.acc(d_temp), l.state(d_temp), last, vec);
+    kern::encode_fused_kernel<P, Vec><<<grid, kern::block_threads, 0, stream>>>(
+        in, n, full, elems, out, l.acc(d_temp), l.states(d_temp), last);
   } else {
     auto* padded = static_cast<uint4*>(l.extra(d_temp));
-    kern::encode_expand_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
-        in, n, full, elems, padded, l.acc(d_temp), vec);
-    kern::compact_bytes_kernel<P><<<grid, kern::block_threads, 0, stream>>>(
-        padded, out, l.acc(d_temp), l.state(d_temp), last);
+    kern::encode_expand_kernel<P, Vec><<<grid, kern::block_threads, 0, stream>>>(in, n, full, elems, padded,
+                                                                                l.acc(d_temp));
+    kern::compact_bytes_kernel<P><<<grid, kern::block_threads, 0, stream>>>(padded, out, l.acc(d_temp),
+                                                                          l.states(d_temp), last);
   }
+}
+
+template <error_policy P>
+void launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
+                   u64 full, u64 elems, u8* out, cudaStream_t stream) {
+  if (aligned16(in)) launch_encode<P, true>(variant, l, d_temp, in, n, full, elems, out, stream);
+  else launch_encode<P, false>(variant, l, d_temp, in, n, full, elems, out, stream);
 }
 
 }  // namespace
@@ -33,8 +39,8 @@ cudaError_t encode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
   const u64 n = n_bytes;
   const u64 full = n / 4;
   const u64 elems = full + (is_last && n % 4 != 0 ? 1 : 0);
-  const u64 tiles = ceil_div(elems, kern::encode_tile);
-  const std::size_t extra = variant == encoder::compact ? tiles * kern::encode_tile * 4 : 0;
+  const u64 tiles = ceil_div(elems, variant == encoder::compact ? kern::expand_tile : kern::encode_tile);
+  const std::size_t extra = variant == encoder::compact ? tiles * kern::expand_tile * 4 : 0;
   const temp_layout l(tiles, extra);
   if (d_temp == nullptr) {
     temp_bytes = l.total;
@@ -43,7 +49,7 @@ cudaError_t encode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
   if (bad_args(temp_bytes, l, d_in, n, d_summary) || (n != 0 && d_out == nullptr))
     return cudaErrorInvalidValue;
   const auto* in = reinterpret_cast<const u8*>(d_in);
-  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf32, true, stream);
+  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf32, stream);
       e != cudaSuccess)
     return e;
   if (tiles != 0) {

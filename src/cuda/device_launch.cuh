@@ -1,16 +1,17 @@
 // Host-side helpers shared by the device-API entry points (src/cuda/device_*.cu): temporary
-// storage layout, grid sizing and the summary kernels every entry point launches.
+// storage layout, grid sizing (device properties cached per device) and the summary kernels every
+// entry point launches.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
 
 #include "gutf8/device.hpp"
-#include "prim/tile_lookback.cuh"
 #include "utf8/common.cuh"
 #include "utf8/summary.cuh"
 
@@ -18,11 +19,12 @@ namespace gutf8::device::launch {
 
 using kern::u64;
 using kern::u8;
-using tile_state = prim::detail::tile_state<u64>;
 
-inline constexpr std::size_t accum_bytes = prim::detail::align_up(sizeof(kern::accum), 256);
+constexpr std::size_t align256(std::size_t v) { return (v + 255) / 256 * 256; }
+inline constexpr std::size_t accum_bytes = align256(sizeof(kern::accum));
 
-// Temporary storage: [accumulator][tile states][extra], every part 256-byte aligned.
+// Temporary storage: [accumulator][tile states: one 64-bit word per tile][extra], every part
+// 256-byte aligned.
 struct temp_layout {
   std::size_t tiles = 0;
   std::size_t state_offset = accum_bytes;
@@ -30,61 +32,82 @@ struct temp_layout {
   std::size_t total = 0;
 
   temp_layout(std::size_t num_tiles, std::size_t extra_bytes) : tiles(num_tiles) {
-    extra_offset = state_offset + (tiles ? tile_state::storage_bytes(tiles) : 0);
-    total = extra_offset + prim::detail::align_up(extra_bytes, 256);
+    extra_offset = state_offset + align256(tiles * sizeof(u64));
+    total = extra_offset + align256(extra_bytes);
   }
   [[nodiscard]] kern::accum* acc(void* t) const { return static_cast<kern::accum*>(t); }
-  [[nodiscard]] tile_state state(void* t) const {
-    return tile_state::attach(static_cast<unsigned char*>(t) + state_offset, tiles ? tiles : 1);
+  [[nodiscard]] u64* states(void* t) const {
+    return reinterpret_cast<u64*>(static_cast<unsigned char*>(t) + state_offset);
   }
   [[nodiscard]] void* extra(void* t) const { return static_cast<unsigned char*>(t) + extra_offset; }
 };
 
 inline u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
 
-// Number of streaming multiprocessors of the current device (0 on failure).
+inline int current_device() {
+  int dev = 0;
+  return cudaGetDevice(&dev) == cudaSuccess ? dev : 0;
+}
+
+// Number of streaming multiprocessors of the current device (1 on failure), cached per device.
 inline int sm_count() {
-  int dev = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
+  static std::atomic<int> cache[64] = {};
+  const int dev = current_device();
+  std::atomic<int>& c = cache[dev & 63];
+  int sms = c.load(std::memory_order_relaxed);
+  if (sms > 0) return sms;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) sms = 1;
+  c.store(sms, std::memory_order_relaxed);
   return sms;
+}
+
+// Resident blocks of `kernel` per SM (block_threads threads), cached per kernel and device.
+template <class Kernel>
+int blocks_per_sm(Kernel kernel, int fallback = 4) {
+  static std::atomic<int> cache[64] = {};
+  const int dev = current_device();
+  std::atomic<int>& c = cache[dev & 63];
+  int per_sm = c.load(std::memory_order_relaxed);
+  if (per_sm > 0) return per_sm;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kern::block_threads, 0) != cudaSuccess ||
+      per_sm <= 0)
+    per_sm = fallback;
+  c.store(per_sm, std::memory_order_relaxed);
+  return per_sm;
 }
 
 // A grid for a grid-stride kernel: enough resident blocks to fill the device, at most `work`.
 template <class Kernel>
-unsigned stride_grid(Kernel kernel, u64 work_blocks, int fallback_per_sm = 8) {
-  const int sms = std::max(sm_count(), 1);
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kern::block_threads, 0) !=
-          cudaSuccess ||
-      per_sm <= 0)
-    per_sm = fallback_per_sm;
-  const u64 resident = static_cast<u64>(sms) * static_cast<u64>(per_sm);
+unsigned stride_grid(Kernel kernel, u64 work_blocks) {
+  const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm(kernel));
   return static_cast<unsigned>(std::max<u64>(1, std::min(work_blocks, resident)));
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
-// One tile per block: the grid must fit gridDim.x and the 32-bit tile index of tile_state.
+// One tile per block: the grid must fit gridDim.x and the 32-bit tile index.
 inline bool tiles_fit(u64 tiles) { return tiles <= static_cast<u64>(INT_MAX); }
 
+// Accumulator init and (when the kernels use the look-back) tile states cleared: one launch.
 inline cudaError_t begin(const temp_layout& l, void* d_temp, const u8* in, u64 n, bool is_last,
-                         kern::input_kind kind, bool needs_state, cudaStream_t stream) {
-  kern::prepare_kernel<<<1, 32, 0, stream>>>(l.acc(d_temp), in, n, is_last, kind);
-  if (needs_state && l.tiles) {
-    if (const cudaError_t e = l.state(d_temp).reset(stream); e != cudaSuccess) return e;
-  }
+                         kern::input_kind kind, cudaStream_t stream) {
+  const u64 states = l.tiles;
+  const unsigned grid = static_cast<unsigned>(
+      std::max<u64>(1, std::min<u64>(ceil_div(states, kern::block_threads * 4), 4 * static_cast<u64>(sm_count()))));
+  kern::prepare_kernel<<<grid, kern::block_threads, 0, stream>>>(
+      l.acc(d_temp), in, n, is_last, kind, reinterpret_cast<unsigned long long*>(l.states(d_temp)), states);
   return cudaSuccess;
 }
 
 template <kern::input_kind Kind>
 cudaError_t end(const temp_layout& l, void* d_temp, const u8* in, u64 n, device_summary* out,
                 bool strict, cudaStream_t stream) {
+  // Two blocks per SM: enough to stream the LF fixup (only with an error), few blocks to count
+  // when there is nothing to do.
   const u64 fix_blocks = std::max<u64>(1, ceil_div(n, u64{kern::block_threads} * 16));
-  const unsigned grid = stride_grid(kern::lf_fixup_kernel<Kind>, fix_blocks);
-  kern::lf_fixup_kernel<Kind><<<grid, kern::block_threads, 0, stream>>>(in, n, l.acc(d_temp),
-                                                                        aligned16(in));
-  kern::finalize_kernel<Kind><<<1, 32, 0, stream>>>(l.acc(d_temp), in, n, out, strict);
+  const auto grid = static_cast<unsigned>(std::min<u64>(fix_blocks, 2 * static_cast<u64>(sm_count())));
+  kern::finish_kernel<Kind><<<grid, kern::block_threads, 0, stream>>>(in, n, l.acc(d_temp), out, strict,
+                                                                      aligned16(in));
   return cudaGetLastError();
 }
 

@@ -1,0 +1,98 @@
+// Decoupled look-back (Merrill & Garland 2016) specialised for the codec's flagged counts: ONE
+// 64-bit word per tile holds status, stop flag and count, so a tile publishes and a successor
+// reads with single relaxed atomics (no release/acquire pairs, no second array).
+//
+//   word = status (bits 62..63: 0 none, 1 aggregate, 2 inclusive) | stop (bit 61) | count (0..60)
+//
+// The combine is the strict-mode "flagged sum": once an operand on the left has stopped, nothing
+// to its right is added. Tile-local values are 32-bit (bit 31 = stop, counts < 2^31).
+// The states are cleared by prepare_kernel (summary.cuh) before every launch; tile = blockIdx.x
+// (blocks start in index order, so the look-back always terminates).
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include "utf8/classify.cuh"
+
+namespace gutf8::kern {
+
+inline constexpr u64 lb_aggregate = u64{1} << 62;
+inline constexpr u64 lb_inclusive = u64{2} << 62;
+inline constexpr u64 lb_status = u64{3} << 62;
+inline constexpr u64 lb_stop = u64{1} << 61;
+inline constexpr u64 lb_count = lb_stop - 1;
+inline constexpr u32 stop32 = 1u << 31;
+
+// a then b (a's stop wins). Values: stop | count.
+__host__ __device__ __forceinline__ u64 lb_combine(u64 a, u64 b) { return (a & lb_stop) ? a : a + b; }
+__host__ __device__ __forceinline__ u32 flag_combine(u32 a, u32 b) { return (a & stop32) ? a : a + b; }
+__host__ __device__ __forceinline__ u64 widen_flagged(u32 v) {
+  return u64{v & ~stop32} | ((v & stop32) ? lb_stop : 0);
+}
+
+__device__ __forceinline__ u64 lb_load(u64* p) {
+  return ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(
+             *reinterpret_cast<unsigned long long*>(p))
+      .load(::cuda::memory_order_relaxed);
+}
+__device__ __forceinline__ void lb_store(u64* p, u64 v) {
+  ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*reinterpret_cast<unsigned long long*>(p))
+      .store(v, ::cuda::memory_order_relaxed);
+}
+
+// All 32 lanes of one warp, tile > 0: the combined value of tiles 0 .. tile-1 (in every lane).
+// Each round trip reads 4 windows of 32 tiles (lane i: tiles base - 32 k + i); the windows are
+// combined nearest first, each from its nearest inclusive entry, until one has an inclusive
+// entry. Aggregates are tile counts (< 2^32); only the inclusive entry can be large.
+__device__ __forceinline__ u64 lookback_prefix(u64* states, u32 tile) {
+  constexpr int windows = 4;
+  const u32 lane = threadIdx.x & 31u;
+  long long base = static_cast<long long>(tile) - 32;
+  u64 acc = 0;
+  bool have = false;
+  for (;;) {
+    u64 w[windows];
+#pragma unroll
+    for (int k = 0; k < windows; ++k) {
+      const long long pred = base - 32 * k + static_cast<long long>(lane);
+      w[k] = pred >= 0 ? lb_load(states + pred) : lb_inclusive;
+    }
+#pragma unroll
+    for (int k = 0; k < windows; ++k) {
+      const long long pred = base - 32 * k + static_cast<long long>(lane);
+      while (__any_sync(0xFFFFFFFFu, (w[k] & lb_status) == 0))
+        if ((w[k] & lb_status) == 0) w[k] = lb_load(states + pred);  // pred >= 0 here
+      const u32 incl = __ballot_sync(0xFFFFFFFFu, (w[k] & lb_status) == lb_inclusive);
+      const u32 first = incl ? 31u - static_cast<u32>(__clz(static_cast<int>(incl))) : 0u;
+      const u32 stops = __ballot_sync(0xFFFFFFFFu, (w[k] & lb_stop) != 0) & (0xFFFFFFFFu << first);
+      const u32 last = stops ? static_cast<u32>(__ffs(static_cast<int>(stops))) - 1u : 31u;
+      const u32 small = (lane > first && lane <= last) ? static_cast<u32>(w[k] & lb_count) : 0u;
+      const u32 sum = __reduce_add_sync(0xFFFFFFFFu, small);
+      const u32 hi = __shfl_sync(0xFFFFFFFFu, static_cast<u32>((w[k] & lb_count) >> 32), static_cast<int>(first));
+      const u32 lo = __shfl_sync(0xFFFFFFFFu, static_cast<u32>(w[k]), static_cast<int>(first));
+      u64 win = ((u64{hi} << 32) | lo) + sum;
+      if (stops) win |= lb_stop;
+      acc = have ? lb_combine(win, acc) : win;
+      have = true;
+      if (incl) return acc;
+    }
+    base -= 32 * windows;
+  }
+}
+
+// Warp 0 of the block (all 32 lanes): publishes the tile's aggregate (stop | count), runs the
+// look-back and publishes the inclusive value. Returns the exclusive prefix (0 for tile 0).
+__device__ __forceinline__ u64 tile_lookback(u64* states, u32 tile, u64 agg) {
+  const u32 lane = threadIdx.x & 31u;
+  if (tile == 0) {
+    if (lane == 0) lb_store(states, lb_inclusive | agg);
+    return 0;
+  }
+  if (lane == 0) lb_store(states + tile, lb_aggregate | agg);
+  const u64 prefix = lookback_prefix(states, tile);
+  if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(prefix, agg));
+  return prefix;
+}
+
+}  // namespace gutf8::kern

@@ -1,0 +1,215 @@
+// Bit-sliced ("bit plane") classification of 32 bytes at a time: the exact per-byte rule of
+// classify.cuh (which byte starts an output unit, which starts a well-formed sequence, which
+// bytes a well-formed sequence covers) evaluated on 32-bit masks, one bit per byte.
+//
+//   to_planes(w, P)      8 little-endian words (bytes 0..31) -> P[k] bit i = bit k of byte i.
+//                        An 8x8 bit transpose per 8 bytes (3 delta swaps) + 16 byte permutes.
+//   classify_block(P, a) stage 1: everything that looks at the block and the 3 bytes AFTER it.
+//                        `a` = ahead_link() of the next block (or ahead_link_word() of the 4
+//                        bytes after it).
+//   starts(c, b)         stage 2: unit starts, which also depend on the 3 bytes BEFORE the block.
+//                        `b` = behind_link() of the previous block's stage 1 result (or
+//                        behind_link_word() of the 4 bytes before it).
+//   coverage(c, b)       stage 2 with Detail: bytes of well-formed sequences and sequence ends.
+//
+// A 32-byte block thus needs 5 bits from its successor and 13 bits from its predecessor; the
+// kernels pass them between lanes with one shuffle each way. Everything here is
+// __host__ __device__ (tests/gpu/planes_host_test.cpp checks it against classify_reference).
+//
+// Definitions (bit i = byte i of the block; lead = C2..F4):
+//   C   continuation byte (80..BF)
+//   S1  lead whose next byte is an acceptable SECOND byte (Table 3-7, second_byte_range)
+//   T2  S1 and the lead starts a 3- or 4-byte sequence;  T3  S1 and a 4-byte sequence
+//   wf  ASCII, or a lead followed by a complete well-formed sequence
+// Byte i continues a unit iff S1(i-1) | T2(i-2) & C(i) | T3(i-3) & C(i-1) & C(i).
+#pragma once
+
+#include "utf8/classify.cuh"
+
+namespace gutf8::kern {
+
+// ----------------------------------------------------------------- bit helpers ----
+GUTF8_HD u32 byte_perm(u32 a, u32 b, u32 s) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(a, b, s);
+#else
+  const u64 v = (u64{b} << 32) | a;
+  u32 r = 0;
+  for (int j = 0; j < 4; ++j) r |= static_cast<u32>((v >> (8 * ((s >> (4 * j)) & 7))) & 0xFF) << (8 * j);
+  return r;
+#endif
+}
+// (hi:lo) << k, high word (bit i = bit i-k of hi, the top k bits of lo below). k = 1..31.
+GUTF8_HD u32 funnel_l(u32 lo, u32 hi, u32 k) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_l(lo, hi, k);
+#else
+  k &= 31;
+  return k == 0 ? hi : (hi << k) | (lo >> (32 - k));
+#endif
+}
+// (hi:lo) >> k, low word (bit i = bit i+k of lo, the low k bits of hi on top). k = 0..31.
+GUTF8_HD u32 funnel_r(u32 lo, u32 hi, u32 k) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_r(lo, hi, k);
+#else
+  k &= 31;
+  return k == 0 ? lo : (lo >> k) | (hi << (32 - k));
+#endif
+}
+// Mask of the bits below bit p (p = 0..31).
+GUTF8_HD u32 below_bit(u32 p) { return (1u << p) - 1u; }
+
+// ------------------------------------------------------------------ transpose ----
+GUTF8_HD void to_planes(const u32 (&w)[8], u32 (&P)[8]) {
+  u32 lo[4], hi[4];
+GUTF8_UNROLL
+  for (int g = 0; g < 4; ++g) {
+    u32 a = w[2 * g], b = w[2 * g + 1], t;
+    t = (a ^ (a >> 7)) & 0x00AA00AAu;
+    a ^= t ^ (t << 7);
+    t = (b ^ (b >> 7)) & 0x00AA00AAu;
+    b ^= t ^ (t << 7);
+    t = (a ^ (a >> 14)) & 0x0000CCCCu;
+    a ^= t ^ (t << 14);
+    t = (b ^ (b >> 14)) & 0x0000CCCCu;
+    b ^= t ^ (t << 14);
+    t = (a ^ (b << 4)) & 0xF0F0F0F0u;
+    a ^= t;
+    b ^= t >> 4;
+    lo[g] = a;  // byte k = plane k (k < 4) of bytes 8g..8g+7
+    hi[g] = b;  // byte k = plane k + 4
+  }
+  const u32 a01 = byte_perm(lo[0], lo[1], 0x5140u), a23 = byte_perm(lo[0], lo[1], 0x7362u);
+  const u32 b01 = byte_perm(lo[2], lo[3], 0x5140u), b23 = byte_perm(lo[2], lo[3], 0x7362u);
+  P[0] = byte_perm(a01, b01, 0x5410u);
+  P[1] = byte_perm(a01, b01, 0x7632u);
+  P[2] = byte_perm(a23, b23, 0x5410u);
+  P[3] = byte_perm(a23, b23, 0x7632u);
+  const u32 c01 = byte_perm(hi[0], hi[1], 0x5140u), c23 = byte_perm(hi[0], hi[1], 0x7362u);
+  const u32 d01 = byte_perm(hi[2], hi[3], 0x5140u), d23 = byte_perm(hi[2], hi[3], 0x7362u);
+  P[4] = byte_perm(c01, d01, 0x5410u);
+  P[5] = byte_perm(c01, d01, 0x7632u);
+  P[6] = byte_perm(c23, d23, 0x5410u);
+  P[7] = byte_perm(c23, d23, 0x7632u);
+}
+
+// LF (0x0A) bytes.
+GUTF8_HD u32 lf_mask(const u32 (&P)[8]) {
+  return ~(P[7] | P[6] | P[5] | P[4] | P[2] | P[0]) & P[3] & P[1];
+}
+// Byte-lane flags -> one bit per byte for 8 words (SWAR masks such as lf_lanes of each word).
+GUTF8_HD u32 lanes_to_mask8(const u32 (&lanes)[8]) {
+  u32 r = 0;
+GUTF8_UNROLL
+  for (int k = 0; k < 8; ++k) r |= lanes_to_bits(lanes[k]) << (4 * k);
+  return r;
+}
+
+// --------------------------------------------------------------------- links ----
+// What the block before needs from this one: bits 0..2 = C of bytes 0..2, bit 3 = bit 5 of
+// byte 0, bit 4 = bit 5 | bit 4 of byte 0.
+GUTF8_HD u32 ahead_link(const u32 (&P)[8]) {
+  const u32 c = P[7] & ~P[6];
+  return (c & 7u) | ((P[5] & 1u) << 3) | (((P[5] | P[4]) & 1u) << 4);
+}
+// The same from the raw 4 bytes (little-endian word) that follow a block.
+GUTF8_HD u32 ahead_link_word(u32 x) {
+  const u32 c = x & ~(x << 1) & lane_hi;
+  const u32 cb = ((c >> 7) & 1u) | ((c >> 14) & 2u) | ((c >> 21) & 4u);
+  return cb | (((x >> 5) & 1u) << 3) | ((((x >> 5) | (x >> 4)) & 1u) << 4);
+}
+
+// Stage 1 of a block.
+struct block_class {
+  u32 C, S1, T2, T3, wf;
+};
+
+GUTF8_HD block_class classify_block(const u32 (&P)[8], u32 ahead) {
+  const u32 p7 = P[7], p6 = P[6], p5 = P[5], p4 = P[4], p3 = P[3], p2 = P[2], p1 = P[1], p0 = P[0];
+  block_class r;
+  r.C = p7 & ~p6;
+  const u32 h2 = p7 & p6;  // C0..FF
+  const u32 h3 = h2 & p5;  // E0..FF
+  const u32 h4 = h3 & p4;  // F0..FF
+  const u32 o10 = p1 | p0;
+  const u32 l2 = h2 & ~p5 & (p4 | p3 | p2 | p1);  // C2..DF
+  const u32 l3 = h3 & ~p4;                        // E0..EF
+  const u32 l4 = h4 & ~p3 & ~(p2 & o10);          // F0..F4
+  const u32 z4 = ~(p3 | p2 | o10);                // low nibble 0
+  const u32 e0 = l3 & z4, ed = l3 & p3 & p2 & ~p1 & p0;
+  const u32 f0 = l4 & z4, f4 = l4 & p2;
+  // The next byte's continuation flag and bits 5 / 5|4 (second-byte ranges).
+  const u32 a_c = funnel_r(r.C, ahead, 1);
+  const u32 a5 = funnel_r(p5, ahead >> 3, 1);
+  const u32 a45 = funnel_r(p5 | p4, ahead >> 4, 1);
+  const u32 bad = (e0 & ~a5) | (ed & a5) | (f0 & ~a45) | (f4 & a45);
+  r.S1 = (l2 | l3 | l4) & a_c & ~bad;
+  r.T2 = r.S1 & h3;
+  r.T3 = r.S1 & h4;
+  const u32 a_c2 = funnel_r(r.C, ahead, 2), a_c3 = funnel_r(r.C, ahead, 3);
+  r.wf = ~p7 | (r.S1 & (~h3 | (a_c2 & (~h4 | a_c3))));
+  return r;
+}
+
+// What the block after needs from this one (bits): 0 = S1(31); 1..2 = T2(30..31);
+// 3..5 = T3(29..31); 6 = C(31); with Detail also 7 = W2(31), 8..9 = W3(30..31),
+// 10..12 = W4(29..31) where Wk = wf & leads of k-byte sequences.
+template <bool Detail = false>
+GUTF8_HD u32 behind_link(const block_class& c) {
+  u32 b = (c.S1 >> 31) | ((c.T2 >> 30) << 1) | ((c.T3 >> 29) << 3) | ((c.C >> 31) << 6);
+  if constexpr (Detail) {
+    const u32 w2 = c.wf & c.S1 & ~c.T2, w3 = c.wf & c.T2 & ~c.T3, w4 = c.wf & c.T3;
+    b |= ((w2 >> 31) << 7) | ((w3 >> 30) << 8) | ((w4 >> 29) << 10);
+  }
+  return b;
+}
+
+// Mini planes of the 4 bytes before a block: bits 28..31 of Q[k] = bit k of bytes 0..3 of y
+// (the low 28 bits are garbage, which stage 1 never moves upwards).
+GUTF8_HD void word_planes_top(u32 y, u32 (&Q)[8]) {
+GUTF8_UNROLL
+  for (int k = 0; k < 8; ++k) Q[k] = ((y >> k) & 0x01010101u) * 0x10204080u;
+}
+// behind_link of the 4 bytes y before a block whose own ahead_link is `own_ahead`.
+template <bool Detail = false>
+GUTF8_HD u32 behind_link_word(u32 y, u32 own_ahead) {
+  u32 Q[8];
+  word_planes_top(y, Q);
+  return behind_link<Detail>(classify_block(Q, own_ahead));
+}
+
+// Stage 2: unit starts.
+GUTF8_HD u32 starts(const block_class& c, u32 behind) {
+  const u32 cu1 = funnel_l(behind << 31, c.S1, 1);
+  const u32 cu2 = funnel_l((behind >> 1) << 30, c.T2, 2) & c.C;
+  const u32 cu3 = funnel_l((behind >> 3) << 29, c.T3, 3) & c.C & funnel_l((behind >> 6) << 31, c.C, 1);
+  return ~(cu1 | cu2 | cu3);
+}
+
+struct block_cover {
+  u32 cover;  // byte of a well-formed sequence
+  u32 end2, end3, end4;  // last byte of a well-formed 2- / 3- / 4-byte sequence
+};
+GUTF8_HD block_cover coverage(const block_class& c, u32 behind) {
+  const u32 w2 = c.wf & c.S1 & ~c.T2, w3 = c.wf & c.T2 & ~c.T3, w4 = c.wf & c.T3;
+  block_cover r;
+  r.end2 = funnel_l((behind >> 7) << 31, w2, 1);
+  const u32 w3_1 = funnel_l((behind >> 8) << 30, w3, 1);
+  r.end3 = funnel_l((behind >> 8) << 30, w3, 2);
+  const u32 w4_1 = funnel_l((behind >> 10) << 29, w4, 1);
+  const u32 w4_2 = funnel_l((behind >> 10) << 29, w4, 2);
+  r.end4 = funnel_l((behind >> 10) << 29, w4, 3);
+  r.cover = c.wf | r.end2 | w3_1 | r.end3 | w4_1 | w4_2 | r.end4;
+  return r;
+}
+
+// Decodes the WELL-FORMED unit whose bytes are x's lanes 0.. (lane 0 = lead; the bytes after the
+// unit are ignored): the lead's leading ones pick its payload mask and the final shift.
+GUTF8_HD u32 decode_unit(u32 x) {
+  const u32 ones = count_leading_zeros(~(x << 24));  // 0 (ASCII), 2, 3 or 4
+  const u32 v = ((x & (0x7Fu >> ones)) << 18) | ((x << 4) & 0x3F000u) | ((x >> 10) & 0xFC0u) | ((x >> 24) & 0x3Fu);
+  return funnel_r(v, 0u, 0x33012u >> (5 * ones));  // shift 18 / 12 / 6 / 0 for ones 0 / 2 / 3 / 4
+}
+
+}  // namespace gutf8::kern
