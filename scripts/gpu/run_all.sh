@@ -7,8 +7,8 @@
 set -uo pipefail
 out=${1:?usage: run_all.sh OUT_DIR [prim|codec|cli ...]}
 shift
-parts=("${@:-prim codec cli}")
-read -r -a parts <<< "${parts[*]}"
+parts=("$@")
+((${#parts[@]})) || parts=(prim codec cli)
 mkdir -p "$out"
 export GUTF8_COMMIT=$(tr '\n' ' ' < .device/COMMIT | sed 's/ $//; s/ /+/')
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
