@@ -217,7 +217,11 @@ class cuda_processor final : public block_processor {
     grow(s.in, sub);
     if (width != 0) grow(s.out, out_bytes);
     grow(s.temp, std::max<std::size_t>(temp_bytes(rq, sub), 1));
-    if (s.result.size() == 0) s.result = cuda::device_buffer<piece_result>(1);
+    if (s.result.size() == 0) {
+      s.result = cuda::device_buffer<piece_result>(1);
+      // Every piece downloads the whole piece_result, whose stats fields only stats writes.
+      cuda::check(cudaMemset(s.result.data(), 0, sizeof(piece_result)), "cudaMemset (piece result)");
+    }
     if (stats && rq.histogram != nullptr) {
       std::size_t hist = 0;
       cuda::check(kern::stats::histogram_runs(nullptr, hist, nullptr, sub, nullptr, nullptr, nullptr),
