@@ -33,9 +33,11 @@ cs=$(command -v compute-sanitizer || true)
 [[ -z $cs && -x /usr/local/cuda/bin/compute-sanitizer ]] && cs=/usr/local/cuda/bin/compute-sanitizer
 
 # Default filters. Always out: the 1 GiB and > 4 GiB codec cases and the 2^28-element
-# primitives. racecheck (shared-memory hazards; the slowest tool) and initcheck get smaller sets
-# that still cover every kernel: all sizes up to 300 and tile boundaries, chunk carries, the
-# 1/2-byte exhaustive set, the backend's pieces, and each primitive family.
+# primitives. racecheck (shared-memory hazards; the slowest tool) runs the *SanitizerSweep tests:
+# every kernel, variant and policy, and every primitive algorithm, on a few shapes spanning
+# several tiles (with errors, carries, ragged tails, the backend's pieces). initcheck gets those
+# plus all sizes up to 300 and tile boundaries, chunk carries, the 1/2-byte exhaustive set, and
+# each primitive family.
 big_gpu='GpuLarge.*'
 big_prim='*Huge2Pow28*'
 filter() {  # TOOL SUITE
@@ -44,10 +46,12 @@ filter() {  # TOOL SUITE
   case "$1:$2" in
     memcheck:gpu | synccheck:gpu) echo "*-$big_gpu" ;;
     memcheck:prim | synccheck:prim) echo "*-$big_prim" ;;
-    racecheck:gpu | initcheck:gpu)
-      echo "GpuRandom.EverySizeUpTo300:GpuRandom.TileBoundaries:GpuRandom.MisalignedInput:GpuRandom.ErrorKindsAndLines:GpuChunks.EverySplitOfShortInputs:GpuExhaustive.OneAndTwoByteSequences:GpuExhaustive.EncodeValueClasses:CudaBackend.StreamSmallChunksEqualsCpu:CudaBlockProcessor.*" ;;
-    racecheck:prim | initcheck:prim)
-      echo "PrimBuildingBlocks.*:PrimScan.Int32Sum:PrimScan.NonCommutativeAffineCompose:PrimScan.TempQueryAndEmpty:PrimSelect.FlaggedU32:PrimSelect.UnalignedInput:PrimSort.KeysU32AllAlgorithms:PrimSort.PairsU32StableWithDuplicates" ;;
+    racecheck:gpu) echo "GpuSanitizerSweep.*" ;;
+    racecheck:prim) echo "PrimSanitizerSweep.*:PrimBuildingBlocks.*" ;;
+    initcheck:gpu)
+      echo "GpuSanitizerSweep.*:GpuRandom.EverySizeUpTo300:GpuRandom.TileBoundaries:GpuRandom.MisalignedInput:GpuRandom.ErrorKindsAndLines:GpuChunks.EverySplitOfShortInputs:GpuExhaustive.OneAndTwoByteSequences:GpuExhaustive.EncodeValueClasses:CudaBackend.StreamSmallChunksEqualsCpu:CudaBlockProcessor.*" ;;
+    initcheck:prim)
+      echo "PrimSanitizerSweep.*:PrimBuildingBlocks.*:PrimScan.Int32Sum:PrimScan.NonCommutativeAffineCompose:PrimScan.TempQueryAndEmpty:PrimSelect.FlaggedU32:PrimSelect.UnalignedInput:PrimSort.KeysU32AllAlgorithms:PrimSort.PairsU32StableWithDuplicates" ;;
   esac
 }
 

@@ -116,5 +116,23 @@ TEST(GpuRandom, ErrorKindsAndLines) {
   }
 }
 
+// Every kernel, variant and policy on a few shapes that span several tiles, with errors, carries
+// and ragged tails: small enough for compute-sanitizer racecheck and initcheck
+// (scripts/gpu/sanitize.sh), which the sweeps above exceed.
+TEST(GpuSanitizerSweep, EveryKernelFewShapes) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  auto g = rng(31337);
+  for (std::size_t n : {std::size_t{1}, std::size_t{299}, 3 * tile + 77}) {
+    for (script s : {script::ascii, script::emoji, script::mixed}) {
+      bytes b = random_text(g, n, s);
+      if (s == script::mixed) corrupt(g, b, 0.01);
+      b.resize(n);
+      ASSERT_TRUE(check_all_utf8(ws, b, "sweep"));
+    }
+    ASSERT_TRUE(check_all_encode(ws, random_utf32(g, n / 4 + 1, script::mixed, 0.01, n % 4), "sweep utf32"));
+  }
+}
+
 }  // namespace
 }  // namespace gutf8::test::gpu

@@ -51,5 +51,24 @@ TEST(CudaBlockProcessor, SessionInChunksEqualsCpu) {
   }
 }
 
+// The block processor's pieces, carries and both streams on a small input: for racecheck and
+// initcheck (scripts/gpu/sanitize.sh).
+TEST(GpuSanitizerSweep, BlockProcessorPieces) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(99);
+  bytes text = random_text(g, 300000, script::mixed);
+  corrupt(g, text, 0.001);
+  const bytes u = random_utf32(g, 70000, script::mixed, 0.001, 3);
+  const std::size_t chunk = 100000;
+  const error_policy p = error_policy::replace;
+  EXPECT_TRUE(same(run_session(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p), "sweep decode"));
+  EXPECT_TRUE(same(run_session(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p), "sweep sanitize"));
+  EXPECT_TRUE(same(run_session(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p), "sweep encode"));
+  result v = run_session(operation::validate, error_policy::strict, text, chunk);
+  v.out.clear();
+  v.written = 0;
+  EXPECT_TRUE(same(v, cpu(op::validate, text, error_policy::replace), "sweep validate"));
+}
+
 }  // namespace
 }  // namespace gutf8::test::gpu

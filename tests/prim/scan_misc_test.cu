@@ -88,3 +88,18 @@ TEST(PrimScan, TransformScanCountsFlags) {
   });
   EXPECT_EQ(first_mismatch(to_host(d_out, n), expect), SIZE_MAX);
 }
+
+// A few shapes that still launch every scan algorithm over several tiles: small enough for
+// compute-sanitizer racecheck and initcheck (scripts/gpu/sanitize.sh), which the full sweeps
+// above exceed.
+TEST(PrimSanitizerSweep, Scan) {
+  GUTF8_REQUIRE_GPU();
+  const std::size_t tile = gutf8::prim::detail::lookback_scan_policy<std::uint32_t>::tile;
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, 3 * tile + 5}) {
+    const auto host = random_values<std::uint32_t>(n, n);
+    for (auto alg : all_scan_algorithms) {
+      check_scan(alg, host, gutf8::prim::plus{}, false, 0u);
+      check_scan(alg, host, gutf8::prim::plus{}, true, 7u);
+    }
+  }
+}

@@ -176,3 +176,17 @@ TEST(PrimSelect, Huge2Pow28) {
     check_flagged(alg, in, flags);
   check_if(select_algorithm::fused, in, 100u);
 }
+
+// Every select algorithm over several tiles, small enough for racecheck and initcheck.
+TEST(PrimSanitizerSweep, Select) {
+  GUTF8_REQUIRE_GPU();
+  const std::size_t tile = gutf8::prim::detail::select_policy<std::uint32_t, false>::tile;
+  for (std::size_t n : {std::size_t{1}, 3 * tile + 7}) {
+    const auto in = payload<std::uint32_t>(n, n);
+    const auto flags = random_flags(n, 30, n + 1);
+    for (auto alg : all_select_algorithms) {
+      check_flagged(alg, in, flags);
+      check_if(alg, in, 100u);
+    }
+  }
+}

@@ -195,3 +195,17 @@ TEST(PrimSort, Huge2Pow28) {
   const auto keys = random_keys<std::uint32_t>(std::size_t{1} << 28, 28);
   for (auto alg : {sort_algorithm::onesweep, sort_algorithm::digit, sort_algorithm::cub}) check_sort(alg, keys, 0, 32, true);
 }
+
+// Every sort algorithm, keys and pairs, over a few tiles: small enough for racecheck and
+// initcheck.
+TEST(PrimSanitizerSweep, Sort) {
+  GUTF8_REQUIRE_GPU();
+  const std::size_t tile = gutf8::prim::detail::onesweep_policy<std::uint32_t>::tile;
+  for (std::size_t n : {std::size_t{1000}, 2 * tile + 1}) {
+    const auto keys = random_keys<std::uint32_t>(n, n, 12);
+    for (auto alg : all_sort_algorithms) {
+      check_sort(alg, keys, 0, 32, false);
+      check_sort(alg, keys, 0, 32, true);
+    }
+  }
+}
