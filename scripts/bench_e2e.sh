@@ -3,9 +3,11 @@
 # GPU host from the repository root with the staged binary (scripts/gpu/stage.sh -> .device/):
 #
 #   scripts/bench_e2e.sh [--size 4G] [--out DIR] [--reps 3] [--budget 360] [--bin .device/gutf8]
-#                        [--work /tmp/gutf8-e2e] [--chunk SIZE]
+#                        [--work /tmp/gutf8-e2e] [--chunk SIZE] [--sweep "64M 256M 1G"]
 #
 # --chunk passes --chunk-size to every gutf8 run (default: gutf8's own, 16M).
+# --sweep also times validate and decode of the first SIZE bytes of the mixed file on both
+# backends, for each SIZE: where the GPU starts to pay (backend::auto's threshold).
 #
 # Inputs (built once into --work and reused while their size matches): ascii, cjk, emoji, mixed
 # and mixed with 1% invalid, each --size bytes. corpus/make_corpus.py tiles a 64 MiB base per kind
@@ -15,8 +17,11 @@
 # Timed (wall clock, median of --reps; a command that takes over 10 s is run once):
 #   gutf8 validate | validate --replace | decode --errors=replace | encode --errors=replace,
 #         each with --backend=cuda and --backend=cpu;
+#   gutf8 decode -o FILE (output to a file on the local disk, removed after each run);
+#   gutf8 validate of a 6-byte file: the fixed start-up cost of each backend;
 #   iconv -f UTF-8 -t UTF-32LE (with -c on the invalid file, else it stops at the first error);
-#   python3: bytes.decode('utf-8', errors='replace') of the whole file.
+#   python3: bytes.decode('utf-8', errors='replace') of the whole file;
+#   utfcpp_decode (bench/baseline/utfcpp_decode.cpp, beside gutf8 in bench/ of the bundle).
 # encode reads UTF-32LE made by decoding the first quarter of each file (so about --size bytes
 # for ascii); its GB/s is of UTF-32 input bytes. Everything else: GB/s of the UTF-8 file.
 # The gutf8 runs come first; once --budget seconds have passed the rest is marked "skipped".
@@ -25,7 +30,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-size=4G reps=3 budget=360 bin=.device/gutf8 work=/tmp/gutf8-e2e out="" chunk=()
+size=4G reps=3 budget=360 bin=.device/gutf8 work=/tmp/gutf8-e2e out="" chunk=() sweep=""
 while (($#)); do
   case $1 in
     --size) size=$2; shift 2 ;;
@@ -35,7 +40,8 @@ while (($#)); do
     --work) work=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --chunk) chunk=(--chunk-size "$2"); shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --sweep) sweep=$2; shift 2 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "bench_e2e.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -108,6 +114,7 @@ measure() {
   fi
   local times=() status=ok rc t0 t1 r
   for ((r = 0; r < reps; r++)); do
+    [[ -n ${pre:-} ]] && eval "$pre"  # untimed set-up of each run
     t0=$(now)
     timeout 300 "$@" >/dev/null 2>"$out/.stderr"
     rc=$?
@@ -131,6 +138,11 @@ measure() {
     "$([[ $status == ok ]] || echo "$status")"
 }
 
+utfcpp=$(dirname "$bin")/bench/utfcpp_decode
+printf 'hello\n' >"$work/tiny.txt"
+for backend in cuda cpu; do
+  measure tiny 6 gutf8 $backend "validate (start-up)" -- "$bin" validate --verbose --backend=$backend "$work/tiny.txt"
+done
 for backend in cuda cpu; do
   for f in "${files[@]}"; do
     name=$(basename "${f%-*}")
@@ -143,6 +155,25 @@ for backend in cuda cpu; do
     measure "$name" "$ub" gutf8 $backend encode -- "$bin" encode --verbose --errors=replace --backend=$backend "${chunk[@]}" "$u"
   done
 done
+for backend in cuda cpu; do
+  for f in "${files[@]}"; do
+    name=$(basename "${f%-*}")
+    pre='rm -f "$work/out.u32"; sync' measure "$name" "$bytes" gutf8 $backend "decode -o file" -- \
+      "$bin" decode --verbose --errors=replace --backend=$backend "${chunk[@]}" -o "$work/out.u32" "$f"
+  done
+done
+rm -f "$work/out.u32"
+mixed=$work/mixed-$bytes.txt
+for s in $sweep; do
+  sb=$(python3 -c "import sys; sys.path.insert(0, 'corpus'); import make_corpus; print(make_corpus.parse_size('$s'))")
+  part=$work/sweep-$sb.txt
+  head -c "$sb" "$mixed" >"$part"
+  for backend in cuda cpu; do
+    measure "mixed-$s" "$sb" gutf8 $backend validate -- "$bin" validate --verbose --backend=$backend "$part"
+    measure "mixed-$s" "$sb" gutf8 $backend decode -- "$bin" decode --verbose --errors=replace --backend=$backend "$part"
+  done
+  rm -f "$part"
+done
 for f in "${files[@]}"; do
   name=$(basename "${f%-*}")
   flags=()
@@ -150,6 +181,7 @@ for f in "${files[@]}"; do
   measure "$name" "$bytes" iconv - "decode${flags:+ (-c)}" -- iconv "${flags[@]}" -f UTF-8 -t UTF-32LE "$f"
   measure "$name" "$bytes" python3 - "decode (replace)" -- \
     python3 -c "import sys; sys.stdout.write(str(len(open(sys.argv[1], 'rb').read().decode('utf-8', errors='replace'))))" "$f"
+  [[ -x $utfcpp ]] && measure "$name" "$bytes" utfcpp - "decode" -- "$utfcpp" "$f"
 done
 rm -f "$out/.stderr"
 
