@@ -2,6 +2,7 @@
 // files (input.cpp): the same results whichever way the bytes arrive.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "cli_runner.hpp"
@@ -38,6 +39,38 @@ TEST_F(pipeline, LargeFileEqualsPipe) {
                                    chunk + " -");
     EXPECT_EQ(json.status, 1);
     EXPECT_EQ(json.out.substr(json.out.find(",\"bytes\"")), json_pipe.out.substr(json_pipe.out.find(",\"bytes\"")));
+  }
+}
+
+// Every chunk size gives the CPU backend's bytes (SPEC: output never depends on chunk size or
+// backend): 16 bytes (the minimum) and odd sizes on a small file, then 16 MiB to 256 MiB on a
+// file larger than the largest chunk when the suite runs on the GPU (300 MiB; 24 MiB on the CPU
+// backend, where it only repeats the chunk-invariance tests and CI time matters). Outputs are
+// compared by digest so that a GiB of UTF-32 need not sit in memory.
+TEST_F(pipeline, ChunkSizesFrom16BytesTo256MiBEqualTheCpu) {
+  const auto digests = [&](const std::string& file, const std::string& backend, const std::string& chunk) {
+    const std::string common = " --backend=" + backend + (chunk.empty() ? "" : " --chunk-size " + chunk);
+    return shell("for c in 'decode --errors=replace' 'validate --replace -q' 'stats --json --top 5'; do"
+                 " \"$GUTF8\" $c" + common + " " + file + " | md5sum; done; \"$GUTF8\" validate --json" +
+                 common + " " + file);
+  };
+  write("small", text_with_errors(200000 + 3, 5));
+  const result small_cpu = digests("small", "cpu", "");
+  ASSERT_EQ(std::count(small_cpu.out.begin(), small_cpu.out.end(), '\n'), 4) << small_cpu.out;  // 3 digests + JSON
+  for (const char* chunk : {"16", "17", "4099", "1M"}) {
+    SCOPED_TRACE(chunk);
+    const result r = digests("small", test_backend(), chunk);
+    EXPECT_EQ(r.status, 1) << r.err;  // the last command: validate of invalid input
+    EXPECT_EQ(r.out, small_cpu.out);
+  }
+  const std::size_t big = test_backend() == "cuda" ? (std::size_t{300} << 20) + 5 : (std::size_t{24} << 20) + 5;
+  write("big", text_with_errors(big, 6));
+  const result big_cpu = digests("big", "cpu", "");
+  for (const char* chunk : {"16M", "100M", "256M"}) {
+    SCOPED_TRACE(chunk);
+    const result r = digests("big", test_backend(), chunk);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.out, big_cpu.out);
   }
 }
 
