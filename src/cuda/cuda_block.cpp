@@ -79,7 +79,8 @@ void grow(cuda::pinned_buffer<T>& b, std::size_t n) {
 class cuda_processor final : public block_processor {
  public:
   cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, cuda_tuning tuning)
-      : fallback_(std::move(fallback)), tuning_(tuning), device_(opt.device) {
+      : fallback_(std::move(fallback)), tuning_(tuning), device_(opt.device),
+        memory_limit_(opt.device_memory_limit) {
     tuning_.pieces = std::max(tuning_.pieces, 1u);
     tuning_.min_retry_block = std::max<std::size_t>(tuning_.min_retry_block, 4096);
     tuning_.max_sub_block = std::max(tuning_.max_sub_block, tuning_.min_retry_block);
@@ -135,10 +136,16 @@ class cuda_processor final : public block_processor {
     try {
       start();
       return true;
-    } catch (const error&) {
-      failed_ = true;
+    } catch (const error& e) {
+      give_up(e);
       return false;  // lazy only: an eager processor started in its constructor
     }
+  }
+
+  // Lazy only: every later block goes to the fallback; --verbose says so when memory was why.
+  void give_up(const error& why) {
+    failed_ = true;
+    if (why.code() == errc::out_of_memory) times_.gpu_memory_fallback = true;
   }
 
   void start() {
@@ -176,13 +183,15 @@ class cuda_processor final : public block_processor {
   }
 
   // Makes both slots hold pieces of the planned size, halving it when the GPU (or the pinned
-  // host memory) runs out. Returns the piece size, or 0 when even the smallest does not fit and
-  // the processor is lazy (auto_select falls back to the CPU).
+  // host memory, or options::device_memory_limit) runs out. Returns the piece size, or 0 when
+  // even the smallest does not fit and the processor is lazy (auto_select falls back to the CPU).
   std::size_t reserve(const block_request& rq, bool in_pinned, bool out_pinned) {
     std::size_t sub = plan(rq.size);
     for (;;) {
       try {
-        for (slot& s : slots_) reserve_slot(s, rq, sub, in_pinned, out_pinned);
+        const slot_sizes need = sizes_for(rq, sub);
+        check_memory_limit(need);  // inside the try: a limit takes the path a real failure takes
+        for (slot& s : slots_) reserve_slot(s, rq, need, in_pinned, out_pinned);
         return sub;
       } catch (const error& e) {
         if (e.code() != errc::out_of_memory) throw;
@@ -190,7 +199,7 @@ class cuda_processor final : public block_processor {
         for (slot& s : slots_) release(s);
         if (sub <= tuning_.min_retry_block) {
           if (tuning_.lazy) {
-            failed_ = true;
+            give_up(e);
             return 0;
           }
           throw error(errc::out_of_memory,
@@ -209,30 +218,68 @@ class cuda_processor final : public block_processor {
     s.capacity = 0;
   }
 
-  void reserve_slot(slot& s, const block_request& rq, std::size_t sub, bool in_pinned,
-                    bool out_pinned) {
+  // What one slot's buffers must hold for pieces of `piece` bytes of rq: computed once, so the
+  // memory limit and the allocations cannot disagree. Device buffers in bytes, runs in elements.
+  struct slot_sizes {
+    std::size_t piece = 0, in = 0, out = 0, temp = 0, hist_temp = 0, runs = 0;
+    bool histogram = false;
+  };
+
+  slot_sizes sizes_for(const block_request& rq, std::size_t sub) const {
+    slot_sizes z;
     const bool stats = rq.op == operation::stats;
     const std::size_t width = stats ? 4 : output_width(rq.op);
-    const std::size_t out_bytes = width * sub + 16;
-    grow(s.in, sub);
-    if (width != 0) grow(s.out, out_bytes);
-    grow(s.temp, std::max<std::size_t>(temp_bytes(rq, sub), 1));
+    z.piece = z.in = sub;
+    z.out = width == 0 ? 0 : width * sub + 16;
+    z.temp = std::max<std::size_t>(temp_bytes(rq, sub), 1);
+    z.histogram = stats && rq.histogram != nullptr;
+    if (z.histogram) {
+      cuda::check(kern::stats::histogram_runs(nullptr, z.hist_temp, nullptr, sub, nullptr, nullptr, nullptr),
+                  "histogram_runs (size query)");
+      z.runs = kern::stats::max_runs(sub);
+    }
+    return z;
+  }
+
+  // Device bytes a slot holds once reserve_slot(z) ran: buffers only grow, so for each the larger
+  // of what it holds and what z asks for.
+  static std::uint64_t device_bytes_after(const slot& s, const slot_sizes& z) {
+    const auto after = [](const auto& b, std::size_t bytes) {
+      return std::max<std::uint64_t>(b.bytes(), bytes);
+    };
+    return after(s.in, z.in) + after(s.out, z.out) + after(s.temp, z.temp) + after(s.hist_temp, z.hist_temp) +
+           after(s.runs, z.runs * sizeof(cp_run)) + sizeof(piece_result);
+  }
+
+  // options::device_memory_limit: buffers that would exceed it fail as cudaMalloc would, before
+  // anything is allocated, so the caller's retry and fallback are those of a real out-of-memory.
+  void check_memory_limit(const slot_sizes& z) const {
+    if (memory_limit_ == 0) return;
+    std::uint64_t total = 0;
+    for (const slot& s : slots_) total += device_bytes_after(s, z);
+    if (total > memory_limit_)
+      throw error(errc::out_of_memory, "the buffers need " + std::to_string(total) +
+                                           " bytes, over the device memory limit of " +
+                                           std::to_string(memory_limit_) + " bytes");
+  }
+
+  void reserve_slot(slot& s, const block_request& rq, const slot_sizes& z, bool in_pinned, bool out_pinned) {
+    grow(s.in, z.in);
+    if (z.out != 0) grow(s.out, z.out);
+    grow(s.temp, z.temp);
     if (s.result.size() == 0) {
       s.result = cuda::device_buffer<piece_result>(1);
       // Every piece downloads the whole piece_result, whose stats fields only stats writes.
       cuda::check(cudaMemset(s.result.data(), 0, sizeof(piece_result)), "cudaMemset (piece result)");
     }
-    if (stats && rq.histogram != nullptr) {
-      std::size_t hist = 0;
-      cuda::check(kern::stats::histogram_runs(nullptr, hist, nullptr, sub, nullptr, nullptr, nullptr),
-                  "histogram_runs (size query)");
-      grow(s.hist_temp, hist);
-      grow(s.runs, kern::stats::max_runs(sub));
-      grow(s.runs_host, kern::stats::max_runs(sub));
+    if (z.histogram) {
+      grow(s.hist_temp, z.hist_temp);
+      grow(s.runs, z.runs);
+      grow(s.runs_host, z.runs);
     }
-    if (!in_pinned) grow(s.in_stage, sub);
-    if (!out_pinned && !stats && width != 0) grow(s.out_stage, out_bytes);
-    s.capacity = sub;
+    if (!in_pinned) grow(s.in_stage, z.piece);
+    if (!out_pinned && rq.op != operation::stats && z.out != 0) grow(s.out_stage, z.out);
+    s.capacity = z.piece;
   }
 
   // Temporary storage of the device API for a piece of n bytes.
@@ -432,6 +479,7 @@ class cuda_processor final : public block_processor {
   std::unique_ptr<block_processor> fallback_;
   cuda_tuning tuning_;
   int device_;
+  std::uint64_t memory_limit_;  // options::device_memory_limit; 0 = none
   bool started_ = false, failed_ = false;
   std::vector<slot> slots_;  // two, once started
   cuda::pinned_buffer<piece_result> host_results_;

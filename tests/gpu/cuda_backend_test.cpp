@@ -302,6 +302,120 @@ TEST(CudaBackend, MissingDeviceIsNoDevice) {
   }
 }
 
+// ------------------------------------------------------- options::device_memory_limit ----
+
+options limited(backend b, std::uint64_t limit) {
+  options o = with(b);
+  o.device_memory_limit = limit;
+  return o;
+}
+
+// 8 MiB of mixed text with errors: blocks of it are planned in pieces of 2 MiB, whose buffers
+// (decode: 2 x (2 + 8) MiB) are far over the limits below.
+bytes limit_text() {
+  auto g = rng(79);
+  bytes text = random_text(g, std::size_t{8} << 20, script::mixed);
+  corrupt(g, text, 0.0001);
+  return text;
+}
+
+constexpr std::uint64_t small_limit = std::uint64_t{3} << 20;  // fits pieces of 256 KiB (decode)
+constexpr std::uint64_t tiny_limit = std::uint64_t{64} << 10;  // fits no piece, not even 64 KiB
+
+// Only pieces well below the planned size fit under small_limit, so results equal to the CPU's
+// (and no out_of_memory) mean the backend retried with smaller pieces as on a real allocation
+// failure.
+TEST(CudaBackend, MemoryLimitForcesSmallerPiecesEqualsCpu) {
+  GUTF8_REQUIRE_GPU();
+  const bytes text = limit_text();
+  auto g = rng(80);
+  const bytes u = random_utf32(g, std::size_t{2} << 20, script::mixed, 0.0001, 1);
+  const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
+  const options cu = limited(backend::cuda, small_limit), cp = with(backend::cpu);
+  EXPECT_EQ(validate(as_bytes(sv), cu), validate(as_bytes(sv), cp));
+  EXPECT_EQ(stats(as_bytes(sv), cu), stats(as_bytes(sv), cp));
+  for (error_policy p : policies) {
+    SCOPED_TRACE(name(p));
+    summary a, b;
+    EXPECT_TRUE(decode(sv, p, &a, cu) == decode(sv, p, &b, cp));
+    EXPECT_EQ(a, b);
+    EXPECT_TRUE(sanitize(sv, p, &a, cu) == sanitize(sv, p, &b, cp));
+    EXPECT_EQ(a, b);
+  }
+  for (std::size_t chunk : {std::size_t{2} << 20, std::size_t{8} << 20}) {
+    for (operation oper : {operation::validate, operation::decode, operation::sanitize, operation::encode}) {
+      SCOPED_TRACE(std::string(op_name(oper)) + " chunk " + std::to_string(chunk));
+      const bytes& in = oper == operation::encode ? u : text;
+      const stream_out gpu = run_stream(oper, error_policy::replace, in, {chunk}, cu);
+      const stream_out ref = run_stream(oper, error_policy::replace, in, {chunk}, cp);
+      EXPECT_TRUE(gpu.out == ref.out) << "output differs: " << gpu.out.size() << " vs " << ref.out.size();
+      EXPECT_EQ(gpu.stats, ref.stats) << describe(gpu.stats.input) << " vs " << describe(ref.stats.input);
+      EXPECT_GT(gpu.timings.gpu_bytes, 0u);
+      EXPECT_FALSE(gpu.timings.gpu_memory_fallback);
+    }
+  }
+}
+
+TEST(CudaBackend, MemoryLimitBelowSmallestPieceIsOutOfMemory) {
+  GUTF8_REQUIRE_GPU();
+  const bytes text = limit_text();
+  const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
+  const options cu = limited(backend::cuda, tiny_limit);
+  const auto expect_out_of_memory = [](const char* what, const auto& call) {
+    SCOPED_TRACE(what);
+    try {
+      call();
+      ADD_FAILURE() << "no error under a device memory limit of " << tiny_limit << " bytes";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::out_of_memory) << e.what();
+      EXPECT_NE(std::string(e.what()).find("GPU memory"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("device memory limit of 65536 bytes"), std::string::npos) << e.what();
+    }
+  };
+  expect_out_of_memory("validate", [&] { validate(as_bytes(sv), cu); });
+  expect_out_of_memory("decode", [&] { decode(sv, error_policy::replace, nullptr, cu); });
+  expect_out_of_memory("sanitize", [&] { sanitize(sv, error_policy::drop, nullptr, cu); });
+  expect_out_of_memory("stream decode", [&] {
+    stream s(stream_config{operation::decode, error_policy::replace, false, cu});
+    std::vector<std::byte> out;
+    s.feed(std::as_bytes(std::span(text)), out);
+    s.finish(out);
+  });
+}
+
+// auto_select with an input known to be large goes to the GPU; with a limit no piece fits, it
+// must give the CPU's results instead of failing (as on a real out-of-memory).
+TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
+  GUTF8_REQUIRE_GPU();
+  const bytes text = limit_text();
+  const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
+  options au = limited(backend::auto_select, tiny_limit);
+  au.size_hint = auto_gpu_threshold;
+  const options cp = with(backend::cpu);
+  EXPECT_EQ(validate(as_bytes(sv), au), validate(as_bytes(sv), cp));
+  summary a, b;
+  EXPECT_TRUE(decode(sv, error_policy::replace, &a, au) == decode(sv, error_policy::replace, &b, cp));
+  EXPECT_EQ(a, b);
+  const std::vector<std::size_t> chunks{std::size_t{1} << 20};
+  for (operation oper : {operation::validate, operation::decode, operation::stats}) {
+    SCOPED_TRACE(op_name(oper));
+    const stream_out got = run_stream(oper, error_policy::replace, text, chunks, au);
+    const stream_out ref = run_stream(oper, error_policy::replace, text, chunks, cp);
+    EXPECT_TRUE(got.out == ref.out);
+    EXPECT_EQ(got.stats, ref.stats);
+    EXPECT_TRUE(got.top == ref.top);
+    EXPECT_EQ(got.timings.gpu_bytes, 0u);
+    EXPECT_TRUE(got.timings.gpu_memory_fallback);
+  }
+  // A limit that pieces fit under keeps auto_select on the GPU.
+  options fits = limited(backend::auto_select, small_limit);
+  fits.size_hint = auto_gpu_threshold;
+  const stream_out gpu = run_stream(operation::decode, error_policy::replace, text, chunks, fits);
+  EXPECT_TRUE(gpu.out == run_stream(operation::decode, error_policy::replace, text, chunks, cp).out);
+  EXPECT_GT(gpu.timings.gpu_bytes, 0u);
+  EXPECT_FALSE(gpu.timings.gpu_memory_fallback);
+}
+
 // ------------------------------------------------------------ the block processor ----
 
 struct block_out {
