@@ -23,6 +23,7 @@ struct raw_values {
   std::string backend = "auto";
   std::string device = "0";
   std::string chunk_size = "16M";
+  std::string gpu_memory = "0";
   std::string threads = "0";
   std::string top = "0";
   std::string errors = "strict";
@@ -48,6 +49,9 @@ po::options_description common_options(raw_values& v) {
     ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
      "read and process SIZE bytes at a time; K, M and G are multiples of 1024; "
      "at least 16 (default 16M)")
+    ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
+     "cap the GPU memory gutf8 uses; K, M and G as for --chunk-size, 0 = no cap (default 0); "
+     "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
     ("threads", po::value(&v.threads)->value_name("N"), "CPU threads; 0 = all (default 0)")
     ("progress", po::bool_switch(&v.progress),
      "progress bar on stderr when it is a terminal (default)")
@@ -263,6 +267,7 @@ cli_options to_options(command c, const raw_values& v) {
   o.backend.threads = parse_unsigned<unsigned>(v.threads, "threads", c);
   try {
     o.chunk_size = parse_size(v.chunk_size, "chunk-size");
+    o.backend.device_memory_limit = parse_size(v.gpu_memory, "gpu-memory", 0);
   } catch (const usage_error& e) {
     throw usage_error(e.what(), help_hint(c));
   }
@@ -308,7 +313,7 @@ std::string_view name_of(command c) noexcept {
   return "?";
 }
 
-std::size_t parse_size(std::string_view text, std::string_view option) {
+std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min) {
   const auto bad = [&](const std::string& why) {
     return usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
                            ": " + why, "gutf8 --help");
@@ -331,7 +336,7 @@ std::size_t parse_size(std::string_view text, std::string_view option) {
   if (value > (std::uint64_t(std::numeric_limits<std::size_t>::max()) >> shift))
     throw bad("too large");
   value <<= shift;
-  if (value < min_chunk_size) throw bad("at least 16 bytes");
+  if (value < min) throw bad("at least " + std::to_string(min) + " bytes");
   return static_cast<std::size_t>(value);
 }
 

@@ -59,8 +59,8 @@ struct parse_result {
 // Throws usage_error for anything malformed.
 parse_result parse_command_line(int argc, const char* const* argv);
 
-// "16", "64K", "1M", "2G" (multiples of 1024); throws usage_error below 16 bytes or when
+// "16", "64K", "1M", "2G" (multiples of 1024); throws usage_error below `min` bytes or when
 // malformed. Exposed for the tests of the option parser.
-std::size_t parse_size(std::string_view text, std::string_view option);
+std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min = min_chunk_size);
 
 }  // namespace gutf8::cli

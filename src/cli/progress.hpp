@@ -51,6 +51,7 @@ struct stage_times {
   steady_clock::duration read{}, process{}, write{};
   double h2d = 0, kernels = 0, d2h = 0, staging = 0;  // seconds
   std::uint64_t bytes = 0, gpu_bytes = 0;
+  bool gpu_memory_fallback = false;  // --backend=auto left the GPU for lack of its memory
   steady_clock::time_point start = steady_clock::now();
 
   [[nodiscard]] std::string report() const;  // one line, without "gutf8: "

@@ -86,6 +86,7 @@ void session::for_each_input(const stream_config& config, fd_writer* sink,
       times_.d2h += gpu.d2h_seconds;
       times_.staging += gpu.staging_seconds;
       times_.gpu_bytes += gpu.gpu_bytes;
+      times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
       done(in.name(), stream);
     } catch (const input_error& e) {
       error(e.what());
@@ -111,8 +112,9 @@ void session::finish() {
   }
   bar_.clear();
   if (!options_.verbose) return;
+  const char* fallback = times_.gpu_memory_fallback ? "; fell back to the CPU: not enough GPU memory" : "";
   error("backend " + std::string(backend_name(options_.backend.backend)) +
-        " (CUDA usable: " + (cuda_available() ? "yes" : "no") + "), chunk size " +
+        " (CUDA usable: " + (cuda_available() ? "yes" : "no") + fallback + "), chunk size " +
         human_bytes(options_.chunk_size) + ", " + std::to_string(options_.inputs.size()) +
         (options_.inputs.size() == 1 ? " input" : " inputs"));
   error(times_.report());

@@ -9,7 +9,7 @@ namespace {
 const std::vector<std::string> common_options{"--backend", "--device",      "--chunk-size",
                                               "--threads", "--progress",    "--no-progress",
                                               "--verbose", "--help",        "-h",
-                                              "--version"};
+                                              "--version", "--gpu-memory"};
 
 void expect_mentions(const std::string& text, const std::vector<std::string>& words) {
   for (const auto& w : words)
