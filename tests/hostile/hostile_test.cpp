@@ -14,6 +14,8 @@
 //   ClosedPipe       the reader of stdout goes away early
 //   UnreadableInput  inputs that cannot be opened or read, among readable ones
 //   Sigint           SIGINT while reading a slowly fed FIFO: no OUT, no temporary
+//   GpuOutOfMemory   --backend=cuda with --gpu-memory below the smallest piece, every command,
+//                    file and stdin: exit 3, one line, no output, OUT untouched (GPU only)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "cli/cli_runner.hpp"
+#include "gutf8/codec.hpp"
 #include "gutf8/types.hpp"
 #include "support/reference.hpp"
 
@@ -673,6 +676,53 @@ TEST_F(hostile, SigintWhileReadingLeavesNoOutput) {
     EXPECT_FALSE(fs::exists(dir_ / "out"));
     EXPECT_FALSE(has_temporary(listing()));
     fs::remove(dir_ / "fifo");
+  }
+}
+
+// -------------------------------------------------------- GPU out of memory ----
+
+// --gpu-memory (options::device_memory_limit) below what even the smallest piece needs takes the
+// path of a real cudaErrorMemoryAllocation: retries with smaller pieces, then a device failure.
+TEST_F(hostile, GpuOutOfMemoryForEveryCommand) {
+  if (!cuda_available()) GTEST_SKIP() << "no usable GPU (gutf8::cuda_available() is false)";
+  std::string text;
+  while (text.size() < (std::size_t{2} << 20)) text += "h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80 \xFF\n";
+  write("text", text);
+  write("u32", utf32le(std::u32string(std::size_t{1} << 19, U'\u00E9')));
+  write("out", "previous");
+  const std::vector<std::string> cap{"--backend=cuda", "--gpu-memory", "64K"};
+  const std::vector<std::vector<std::string>> cases = {
+      {"decode", "text", "-o", "out"},
+      {"decode", "--errors=replace", "text"},
+      {"encode", "u32", "-o", "out"},
+      {"validate", "text"},
+      {"validate", "--json", "text"},
+      {"validate", "--replace", "text", "-o", "out"},
+      {"stats", "--top", "5", "text"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{c.front()};
+    args.insert(args.end(), cap.begin(), cap.end());
+    args.insert(args.end(), c.begin() + 1, c.end());
+    for (const bool from_stdin : {false, true}) {
+      std::vector<std::string> a = args;
+      std::string input;
+      if (from_stdin) {  // the input as standard input: no size known in advance
+        const auto file = std::find_if(a.begin() + 1, a.end(),
+                                       [](const std::string& x) { return x == "text" || x == "u32"; });
+        input = read(*file);
+        *file = "-";
+      }
+      SCOPED_TRACE(testing::PrintToString(a));
+      const result r = from_stdin ? run_stdin(a, input) : run(a);
+      EXPECT_EQ(r.status, 3) << r.err;
+      EXPECT_TRUE(r.err.starts_with("gutf8: ")) << r.err;
+      EXPECT_NE(r.err.find("GPU memory"), std::string::npos) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(read("out"), "previous");
+      EXPECT_FALSE(has_temporary(listing()));
+    }
   }
 }
 
