@@ -24,7 +24,7 @@ struct options {
   unsigned threads = 0;     // CPU backend: 0 = all hardware threads
   int device = 0;           // CUDA backend: device ordinal
   // Total input bytes when known (e.g. the file size), 0 when not. Only backend::auto_select
-  // reads it: see auto_gpu_threshold.
+  // reads it: see auto_gpu_threshold().
   std::uint64_t size_hint = 0;
   // CUDA backend only; 0 = no limit. Caps the device memory that the backend's buffers (per-slot
   // input, output, temporary and stats buffers) may take. A limit that the buffers for a piece
@@ -35,12 +35,30 @@ struct options {
   std::uint64_t device_memory_limit = 0;
 };
 
-// backend::auto_select uses the GPU (when one is usable) for an input of at least this many
-// bytes: size_hint when known, else the block at hand (the whole input of a one-shot call, one
-// chunk of a stream). Smaller inputs stay on the CPU, which also spares them the CUDA start-up
-// (~0.1-0.3 s). 64 MiB is an estimate of where transfer + start-up cost is repaid; it must be
-// confirmed by the end-to-end benchmark (scripts/bench_e2e.sh).
-inline constexpr std::uint64_t auto_gpu_threshold = std::uint64_t{64} << 20;
+// backend::auto_select uses the GPU (when one is usable) for an input of at least
+// auto_gpu_threshold(threads) bytes: size_hint when known, else the block at hand (the whole
+// input of a one-shot call, one chunk of a stream), where `threads` is the CPU backend's thread
+// count (options::threads, or all hardware threads when that is 0). Below it the CPU backend finishes first:
+// the GPU pays a fixed start-up (CUDA driver and context, page-locked buffers) before it moves
+// text faster than the CPU's threads. Equal end-to-end times give
+//   threshold = startup / (1 / (cpu_rate * threads) - 1 / gpu_rate),
+// and no threshold at all when the threads alone outrun the GPU. The rates are decode's (the
+// costlier direction) measured file to file (bench/results/e2e.md: H200 host, 16 Xeon cores,
+// 4 GiB of mixed text in the page cache): about 130 MB for 1 thread, 270 MB for 2, 1.3 GB for
+// 8, 4 GB for 16. Text with many errors favours the GPU earlier; all-ASCII text later.
+namespace auto_gpu_model {
+inline constexpr double startup_seconds = 0.29;               // gutf8 --backend=cuda on 6 bytes
+inline constexpr double gpu_bytes_per_second = 13.8e9;        // after start-up, decode
+inline constexpr double cpu_bytes_per_second_per_thread = 0.43e9;  // decode, 16 threads / 16
+}  // namespace auto_gpu_model
+
+constexpr std::uint64_t auto_gpu_threshold(unsigned threads) noexcept {
+  using namespace auto_gpu_model;
+  const double cpu_rate = cpu_bytes_per_second_per_thread * (threads == 0 ? 1u : threads);
+  const double gain_per_byte = 1.0 / cpu_rate - 1.0 / gpu_bytes_per_second;
+  if (gain_per_byte <= 0) return UINT64_MAX;
+  return static_cast<std::uint64_t>(startup_seconds / gain_per_byte);
+}
 
 // True when this build has the CUDA backend and a usable GPU is present.
 bool cuda_available() noexcept;

@@ -2,10 +2,13 @@
 //   cpu:         the CPU processor.
 //   cuda:        the CUDA processor (src/cuda/cuda_block.cpp), started now: no GPU, a bad
 //                options::device or too little memory is a gutf8::error at once.
-//   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold; otherwise a
+//   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold(); otherwise a
 //                lazy CUDA processor that sends a block to the GPU when the input is known to be
 //                large (size_hint) or the block itself is, and falls back to the CPU for good
 //                when CUDA cannot start. Small inputs never pay for the CUDA start-up.
+#include <algorithm>
+#include <thread>
+
 #include "codec/block.hpp"
 #include "codec/cpu_block.hpp"
 #include "cuda/cuda_block.hpp"
@@ -19,8 +22,15 @@ namespace {
 // bytes of a file) on the CPU: a transfer is not worth it below this.
 constexpr std::size_t auto_min_gpu_block = std::size_t{64} << 10;
 
+// The threshold for the CPU backend these options would run.
+std::uint64_t threshold_of(const options& opt) {
+  const unsigned threads = opt.threads != 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  return auto_gpu_threshold(threads);
+}
+
 bool auto_may_use_gpu(const options& opt) {
-  return GUTF8_HAVE_CUDA && (opt.size_hint == 0 || opt.size_hint >= auto_gpu_threshold);
+  return GUTF8_HAVE_CUDA && threshold_of(opt) != UINT64_MAX &&
+         (opt.size_hint == 0 || opt.size_hint >= threshold_of(opt));
 }
 
 }  // namespace
@@ -33,7 +43,9 @@ std::unique_ptr<block_processor> make_processor(const options& opt) {
       if (auto_may_use_gpu(opt)) {
         cuda_tuning tuning;
         tuning.lazy = true;
-        tuning.min_gpu_block = opt.size_hint >= auto_gpu_threshold ? auto_min_gpu_block : auto_gpu_threshold;
+        const std::uint64_t threshold = threshold_of(opt);
+        tuning.min_gpu_block =
+            opt.size_hint >= threshold ? auto_min_gpu_block : static_cast<std::size_t>(threshold);
         return make_cuda_processor(opt, make_cpu_processor(opt.threads), tuning);
       }
       break;
@@ -48,7 +60,7 @@ bool gpu_selected(const options& opt) {
     case backend::cuda:
       return cuda_available();
     case backend::auto_select:
-      return opt.size_hint >= auto_gpu_threshold && auto_may_use_gpu(opt) && cuda_available();
+      return opt.size_hint >= threshold_of(opt) && auto_may_use_gpu(opt) && cuda_available();
     case backend::cpu:
       break;
   }

@@ -90,18 +90,18 @@ TEST_F(gpu_memory, CudaBackendUnderSmallCapEqualsCpu) {
   }
 }
 
-// --backend=auto picks the GPU for a file of at least auto_gpu_threshold bytes. A sparse file
-// makes one that large cheap: 64 MiB of U+0000, then text with errors.
+// --backend=auto --threads 1 picks the GPU for a file of at least auto_gpu_threshold(1) bytes
+// (~130 MB). A sparse file makes one that large cheap: that many U+0000, then text with errors.
 TEST_F(gpu_memory, AutoBelowSmallestPieceFallsBackToCpu) {
   GUTF8_CLI_REQUIRE_GPU();
   const std::string tail = text_with_errors(std::size_t{1} << 20, 3);
   {
     const int fd = ::open((dir_ / "big").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ASSERT_GE(fd, 0) << std::strerror(errno);
-    ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), off_t(auto_gpu_threshold)), ssize_t(tail.size()));
+    ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), off_t(auto_gpu_threshold(1))), ssize_t(tail.size()));
     ::close(fd);
   }
-  const result a = run({"validate", "--json", "--verbose", "--backend=auto", "--gpu-memory", "64K", "big"});
+  const result a = run({"validate", "--json", "--verbose", "--backend=auto", "--threads", "1", "--gpu-memory", "64K", "big"});
   const result b = run({"validate", "--json", "--backend=cpu", "big"});
   EXPECT_EQ(a.status, 1) << a.err;
   EXPECT_EQ(b.status, 1) << b.err;

@@ -189,3 +189,20 @@ TEST(Api, ByteOrderMarkIsKept) {
 }
 
 }  // namespace
+
+// backend::auto_select's size threshold (codec.hpp): the GPU must repay its start-up against
+// the CPU backend's threads, so the threshold grows with them, is about what the measured model
+// says for one and sixteen threads, and disappears once the threads outrun the GPU.
+TEST(AutoBackend, GpuThresholdFollowsTheMeasuredModel) {
+  EXPECT_LT(gutf8::auto_gpu_threshold(1), gutf8::auto_gpu_threshold(2));
+  EXPECT_LT(gutf8::auto_gpu_threshold(2), gutf8::auto_gpu_threshold(16));
+  EXPECT_EQ(gutf8::auto_gpu_threshold(0), gutf8::auto_gpu_threshold(1));
+  EXPECT_NEAR(static_cast<double>(gutf8::auto_gpu_threshold(1)), 130e6, 10e6);
+  EXPECT_NEAR(static_cast<double>(gutf8::auto_gpu_threshold(16)), 4.0e9, 0.3e9);
+  EXPECT_EQ(gutf8::auto_gpu_threshold(64), UINT64_MAX);
+  // Below the threshold nothing is page-locked: CUDA is not even started for small inputs.
+  gutf8::options small;
+  small.threads = 1;
+  small.size_hint = gutf8::auto_gpu_threshold(1) - 1;
+  EXPECT_FALSE(gutf8::host_buffer(64, small).pinned());
+}

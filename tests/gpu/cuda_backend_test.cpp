@@ -278,7 +278,8 @@ TEST(CudaBackend, AutoSelectFollowsSizeHint) {
   auto g = rng(77);
   const bytes text = random_text(g, 2u << 20, script::cjk);
   options big = with(backend::auto_select);
-  big.size_hint = auto_gpu_threshold;
+  big.threads = 2;  // the threshold depends on the CPU threads it is weighed against
+  big.size_hint = auto_gpu_threshold(2);
   options small = with(backend::auto_select);
   small.size_hint = 1000;
   options unknown = with(backend::auto_select);
@@ -390,7 +391,8 @@ TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
   const bytes text = limit_text();
   const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
   options au = limited(backend::auto_select, tiny_limit);
-  au.size_hint = auto_gpu_threshold;
+  au.threads = 2;
+  au.size_hint = auto_gpu_threshold(2);
   const options cp = with(backend::cpu);
   EXPECT_EQ(validate(as_bytes(sv), au), validate(as_bytes(sv), cp));
   summary a, b;
@@ -409,7 +411,8 @@ TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
   }
   // A limit that pieces fit under keeps auto_select on the GPU.
   options fits = limited(backend::auto_select, small_limit);
-  fits.size_hint = auto_gpu_threshold;
+  fits.threads = 2;
+  fits.size_hint = auto_gpu_threshold(2);
   const stream_out gpu = run_stream(operation::decode, error_policy::replace, text, chunks, fits);
   EXPECT_TRUE(gpu.out == run_stream(operation::decode, error_policy::replace, text, chunks, cp).out);
   EXPECT_GT(gpu.timings.gpu_bytes, 0u);
