@@ -11,7 +11,7 @@
 //      the shared copy of the input.
 #pragma once
 
-#include "utf8/tile.cuh"
+#include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
 
@@ -33,33 +33,21 @@ __device__ __forceinline__ uint4 widen4(u32 x) {
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads)
     decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile) {
-  __shared__ __align__(16) u32 in_sh[tile_bytes / 4 + 4];
+  __shared__ __align__(16) u32 in_sh[shared_tile_words];
   __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];
-  __shared__ u32 link_sh[tile_warps], wt_sh[tile_warps];
-  __shared__ u64 prefix_sh;
-  __shared__ tile_summary ts;
+  __shared__ utf8_tile_shared sh;
 
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
-  if (threadIdx.x == 0) ts.init();
-
   lane_class<false> L;
-  classify_tile<Vec, false>(in, n, base, acc->limit, link_sh, L);
-  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x) = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
-  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x + 4) = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
-  if (threadIdx.x == tile_threads - 1) in_sh[tile_bytes / 4] = L.nx;
+  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
+  share_tile_bytes(in_sh, L);
 
   const u32 err = L.start & ~L.wf;
   const u32 outb = output_starts<P>(L.start, L.wf);
-  const u32 value = static_cast<u32>(popc(outb)) | (P == error_policy::strict && err ? stop32 : 0u);
-  const tile_scan s = block_scan_flag(value, wt_sh);
-  {
-    u32 e, f, l, ll;
-    thread_stats(err, L.lf, threadIdx.x * lane_bytes, e, f, l, ll);
-    ts.add(e, f, l, ll);
-  }
-  const u64 agg = widen_flagged(s.agg);
-  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+  const tile_scan s = block_scan_flag(stop_flagged<P>(static_cast<u32>(popc(outb)), err), sh.rank.wt);
+  add_lane_stats(sh.rank.ts, err, L.lf);
+  const u64 agg = publish_tile_aggregate(states, tile, s);
 
   // Stage the code points at warp-local slots (before the look-back: its latency overlaps this work):
   // the global offset is only needed by the stores.
@@ -119,29 +107,14 @@ __global__ void __launch_bounds__(tile_threads)
     }
   }
 
-  if (warp == 0) {
-    u64 pre = 0;
-    if (tile != 0) {
-      pre = lookback_prefix(states, tile);
-      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
-    }
-    if (lane == 0) prefix_sh = pre;
-  }
-  __syncthreads();
-  const u64 prefix = prefix_sh;
-  if (threadIdx.x == 0) {
-    ts.flush(acc, base, tile);
-    if (tile == last_tile) acc->written = lb_combine(prefix, agg) & lb_count;
-  }
-  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;  // strict: stopped before this warp
+  const warp_output w = place_warp_output(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
+  if (w.stopped) return;
 
-  const u32 wcnt = s.wtotal & ~stop32;
-  const u64 gb = (prefix & lb_count) + s.wexcl;
-  const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + gb) & 3u;
-  u32* dst = out + (gb - s0);
-  if (L.warp_ascii) {  // every byte is a unit: widen the warp's first wcnt bytes
+  const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + w.first) & 3u;
+  u32* dst = out + (w.first - s0);
+  if (L.warp_ascii) {  // every byte is a unit: widen the warp's first w.count bytes
     const u32* win = in_sh + warp * (warp_bytes / 4);
-    const u32 end = s0 + wcnt;
+    const u32 end = s0 + w.count;
     const u32 groups = (end + 3) >> 2;
     for (u32 g = lane; g < groups; g += 32) {
       const u32 lo = 4 * g;
@@ -156,7 +129,7 @@ __global__ void __launch_bounds__(tile_threads)
     return;
   }
   __syncwarp();
-  write_staged_u32(st, s0, wcnt, dst);
+  write_staged_u32(st, s0, w.count, dst);
 }
 
 }  // namespace gutf8::kern

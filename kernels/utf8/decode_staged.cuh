@@ -10,7 +10,7 @@
 //   2. decode every group in place, branch-free (0xFF marker -> U+FFFD), 4 groups per thread.
 #pragma once
 
-#include "utf8/tile.cuh"
+#include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
 
@@ -21,16 +21,12 @@ template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads)
     staged_scatter_kernel(const u8* in, u64 n, u8* expansion, accum* acc, u64* states, u32 last_tile) {
   __shared__ __align__(16) u8 st_sh[tile_warps][staged_stage_bytes];
-  __shared__ u32 link_sh[tile_warps], wt_sh[tile_warps];
-  __shared__ u64 prefix_sh;
-  __shared__ tile_summary ts;
+  __shared__ utf8_tile_shared sh;
 
-  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
+  const u32 warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
-  if (threadIdx.x == 0) ts.init();
-
   lane_class<true> L;
-  classify_tile<Vec, true>(in, n, base, acc->limit, link_sh, L);
+  begin_utf8_tile<Vec, true>(in, n, base, acc, sh, L);
   const u32 err = L.start & ~L.wf;
   const u32 keep = P == error_policy::strict ? below_lowest(err) : ~0u;
   const u32 cover = L.cov.cover & keep;
@@ -40,15 +36,9 @@ __global__ void __launch_bounds__(tile_threads)
   const u32 asc = cover & ~L.hi;
   const u32 total = static_cast<u32>(4 * popc(asc) + popc(cover & L.hi) + 2 * popc(L.cov.end2 & keep) +
                                      popc(L.cov.end3 & keep) + 4 * popc(marks));
-  const u32 value = total | (P == error_policy::strict && err ? stop32 : 0u);
-  const tile_scan s = block_scan_flag(value, wt_sh);
-  {
-    u32 e, f, l, ll;
-    thread_stats(err, L.lf, threadIdx.x * lane_bytes, e, f, l, ll);
-    ts.add(e, f, l, ll);
-  }
-  const u64 agg = widen_flagged(s.agg);
-  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+  const tile_scan s = block_scan_flag(stop_flagged<P>(total, err), sh.rank.wt);
+  add_lane_stats(sh.rank.ts, err, L.lf);
+  const u64 agg = publish_tile_aggregate(states, tile, s);
 
   u8* st = st_sh[warp];
   if (!(s.excl & stop32)) {  // scatter at warp-local offsets while warp 0 looks back
@@ -65,26 +55,13 @@ __global__ void __launch_bounds__(tile_threads)
       }
     }
   }
-  if (warp == 0) {
-    u64 pre = 0;
-    if (tile != 0) {
-      pre = lookback_prefix(states, tile);
-      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
-    }
-    if (lane == 0) prefix_sh = pre;
-  }
-  __syncthreads();
-  const u64 prefix = prefix_sh;
-  if (threadIdx.x == 0) {
-    ts.flush(acc, base, tile);
-    if (tile == last_tile) acc->written = (lb_combine(prefix, agg) & lb_count) / 4;
-  }
-  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;
+  // written counts code points: 4 expansion bytes each
+  const warp_output w =
+      place_warp_output<4>(threadIdx.x & 31u, s, agg, sh.rank, states, tile, last_tile, acc, base);
+  if (w.stopped) return;
 
-  const u32 wcnt = s.wtotal & ~stop32;
-  const u64 gb = (prefix & lb_count) + s.wexcl;
-  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(expansion) + gb) & 15u;
-  write_staged_bytes(st, s0, wcnt, expansion + (gb - s0));
+  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(expansion) + w.first) & 15u;
+  write_staged_bytes(st, s0, w.count, expansion + (w.first - s0));
 }
 
 __device__ __forceinline__ u32 decode_group(u32 x) {

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "utf8/summary.cuh"
-#include "utf8/tile.cuh"
+#include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
 
@@ -88,14 +88,12 @@ __global__ void __launch_bounds__(block_threads)
                         u32 last_tile) {
   constexpr int E = encode_elems;
   __shared__ __align__(16) u8 st_sh[tile_warps][encode_stage_bytes];
-  __shared__ u32 wt_sh[tile_warps];
-  __shared__ u64 prefix_sh;
-  __shared__ tile_summary ts;
+  __shared__ tile_rank_shared sh;
 
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 e_base = u64{tile} * encode_tile;
   const u32 t_off = threadIdx.x * E;
-  if (threadIdx.x == 0) ts.init();
+  if (threadIdx.x == 0) sh.ts.init();
 
   encode_view<E> ev;
   ev.load(in, n, e_base + t_off, full, elems, Vec && 4 * (e_base + encode_tile) <= n);
@@ -109,11 +107,9 @@ __global__ void __launch_bounds__(block_threads)
     for (int j = 0; j < E; ++j)
       total += ((keep >> j) & 1u) ? out_length<P>(ev.v[j], (ev.err >> j) & 1u) : 0u;
   }
-  const u32 value = total | (P == error_policy::strict && ev.err ? stop32 : 0u);
-  const tile_scan s = block_scan_flag(value, wt_sh);
-  encode_stats(ev, 4 * t_off, ts);
-  const u64 agg = widen_flagged(s.agg);
-  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+  const tile_scan s = block_scan_flag(stop_flagged<P>(total, ev.err), sh.wt);
+  encode_stats(ev, 4 * t_off, sh.ts);
+  const u64 agg = publish_tile_aggregate(states, tile, s);
 
   // Stage the bytes at warp-local offsets (before the look-back: its latency overlaps this work).
   u8* st = st_sh[warp];
@@ -137,26 +133,11 @@ __global__ void __launch_bounds__(block_threads)
       }
     }
   }
-  if (warp == 0) {
-    u64 pre = 0;
-    if (tile != 0) {
-      pre = lookback_prefix(states, tile);
-      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
-    }
-    if (lane == 0) prefix_sh = pre;
-  }
-  __syncthreads();
-  const u64 prefix = prefix_sh;
-  if (threadIdx.x == 0) {
-    ts.flush(acc, 4 * e_base, tile);
-    if (tile == last_tile) acc->written = lb_combine(prefix, agg) & lb_count;
-  }
-  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;
+  const warp_output w = place_warp_output(lane, s, agg, sh, states, tile, last_tile, acc, 4 * e_base);
+  if (w.stopped) return;
 
-  const u32 wcnt = s.wtotal & ~stop32;
-  const u64 gb = (prefix & lb_count) + s.wexcl;
-  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + gb) & 15u;
-  write_staged_bytes(st, s0, wcnt, out + (gb - s0));
+  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;
+  write_staged_bytes(st, s0, w.count, out + (w.first - s0));
 }
 
 // Compact encoder, pass 1: padded[idx] = the element's bytes, 0xFF-padded to 4 (all 0xFF for

@@ -6,7 +6,7 @@
 // memory first.
 #pragma once
 
-#include "utf8/tile.cuh"
+#include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
 
@@ -16,36 +16,24 @@ inline constexpr u32 sanitize_stage_bytes = 3 * warp_bytes + 32;
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads)
     sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, u64* states, u32 last_tile) {
-  __shared__ __align__(16) u32 in_sh[tile_bytes / 4 + 4];
+  __shared__ __align__(16) u32 in_sh[shared_tile_words];
   __shared__ __align__(16) u8 st_sh[tile_warps][sanitize_stage_bytes];
-  __shared__ u32 link_sh[tile_warps], wt_sh[tile_warps];
-  __shared__ u64 prefix_sh;
-  __shared__ tile_summary ts;
+  __shared__ utf8_tile_shared sh;
 
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
-  if (threadIdx.x == 0) ts.init();
-
   lane_class<true> L;
-  classify_tile<Vec, true>(in, n, base, acc->limit, link_sh, L);
-  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x) = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
-  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x + 4) = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
-  if (threadIdx.x == tile_threads - 1) in_sh[tile_bytes / 4] = L.nx;
+  begin_utf8_tile<Vec, true>(in, n, base, acc, sh, L);
+  share_tile_bytes(in_sh, L);
 
   const u32 err = L.start & ~L.wf;
   const u32 keep = P == error_policy::strict ? below_lowest(err) : ~0u;
   const u32 copy = L.cov.cover & keep;
   const u32 repl = P == error_policy::replace ? err : 0u;
   const u32 count = static_cast<u32>(popc(copy) + 3 * popc(repl));
-  const u32 value = count | (P == error_policy::strict && err ? stop32 : 0u);
-  const tile_scan s = block_scan_flag(value, wt_sh);
-  {
-    u32 e, f, l, ll;
-    thread_stats(err, L.lf, threadIdx.x * lane_bytes, e, f, l, ll);
-    ts.add(e, f, l, ll);
-  }
-  const u64 agg = widen_flagged(s.agg);
-  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+  const tile_scan s = block_scan_flag(stop_flagged<P>(count, err), sh.rank.wt);
+  add_lane_stats(sh.rank.ts, err, L.lf);
+  const u64 agg = publish_tile_aggregate(states, tile, s);
 
   const bool stopped = (s.excl & stop32) != 0;
   // Verbatim: the lane outputs all its bytes (strict: all before its first error, and nothing
@@ -67,29 +55,14 @@ __global__ void __launch_bounds__(tile_threads)
       }
     }
   }
-  if (warp == 0) {
-    u64 pre = 0;
-    if (tile != 0) {
-      pre = lookback_prefix(states, tile);
-      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
-    }
-    if (lane == 0) prefix_sh = pre;
-  }
-  __syncthreads();
-  const u64 prefix = prefix_sh;
-  if (threadIdx.x == 0) {
-    ts.flush(acc, base, tile);
-    if (tile == last_tile) acc->written = lb_combine(prefix, agg) & lb_count;
-  }
-  if ((prefix & lb_stop) || (s.wexcl & stop32)) return;
+  const warp_output w = place_warp_output(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
+  if (w.stopped) return;
 
-  const u32 wcnt = s.wtotal & ~stop32;
-  const u64 gb = (prefix & lb_count) + s.wexcl;
-  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + gb) & 15u;
-  u8* dst = out + (gb - s0);
+  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;
+  u8* dst = out + (w.first - s0);
   if (verbatim) {
     const u32* win = in_sh + warp * (warp_bytes / 4);
-    const u32 end = s0 + wcnt;
+    const u32 end = s0 + w.count;
     const u32 groups = (end + 15) >> 4;
     for (u32 g = lane; g < groups; g += 32) {
       const u32 lo = 16 * g;
@@ -104,7 +77,7 @@ __global__ void __launch_bounds__(tile_threads)
     }
     return;
   }
-  write_staged_bytes(st, s0, wcnt, dst);
+  write_staged_bytes(st, s0, w.count, dst);
 }
 
 }  // namespace gutf8::kern

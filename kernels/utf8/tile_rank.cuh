@@ -1,0 +1,106 @@
+// The steps the tile kernels (decode_fused, decode_staged, sanitize, encode_fused) take around
+// their own work to place each warp's output in the grid and to merge the chunk summary, in this
+// order:
+//
+//   begin_utf8_tile         thread 0 clears the summary; all threads classify the tile (tile.cuh)
+//   share_tile_bytes        (decode_fused, sanitize) the bytes, for warps that copy them through
+//   block_scan_flag         (tile.cuh) of the thread's output count, stop_flagged
+//   add_lane_stats          the thread's errors and LFs into the tile summary
+//   publish_tile_aggregate  the tile's total, before the kernel stages its output, so that the
+//                           successors' look-backs need not wait for that work
+//   place_warp_output       after the staging (the look-back's latency overlaps it): warp 0 looks
+//                           back, one barrier, thread 0 flushes the summary; the warp's range
+#pragma once
+
+#include "utf8/tile.cuh"
+
+namespace gutf8::kern {
+
+struct tile_rank_shared {
+  u32 wt[tile_warps];  // block_scan_flag's warp totals
+  u64 prefix;          // the tile's exclusive prefix, from warp 0
+  tile_summary ts;
+};
+
+struct utf8_tile_shared {
+  u32 link[tile_warps];  // classify_tile's links between warps
+  tile_rank_shared rank;
+};
+
+// All threads. classify_tile's barrier makes the cleared summary visible to every later add.
+template <bool Vec, bool Detail>
+__device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, const accum* acc,
+                                                utf8_tile_shared& sh, lane_class<Detail>& L) {
+  if (threadIdx.x == 0) sh.rank.ts.init();
+  classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L);
+}
+
+// The tile's bytes and the 4 after them, in 16-byte aligned shared memory.
+inline constexpr u32 shared_tile_words = tile_bytes / 4 + 4;
+template <bool Detail>
+__device__ __forceinline__ void share_tile_bytes(u32* in_sh, const lane_class<Detail>& L) {
+  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x) = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
+  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x + 4) = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
+  if (threadIdx.x == tile_threads - 1) in_sh[tile_bytes / 4] = L.nx;
+}
+
+// Strict output ends at the first error unit: the scan stops at a thread that has one.
+template <error_policy P>
+__device__ __forceinline__ u32 stop_flagged(u32 count, bool has_error) {
+  return count | (P == error_policy::strict && has_error ? stop32 : 0u);
+}
+
+// All threads; err and lf are own-byte masks.
+__device__ __forceinline__ void add_lane_stats(tile_summary& ts, u32 err, u32 lf) {
+  u32 e, f, l, ll;
+  thread_stats(err, lf, threadIdx.x * lane_bytes, e, f, l, ll);
+  ts.add(e, f, l, ll);
+}
+
+// Returns the tile's total (stop | count). Tile 0's is already inclusive: the look-back of its
+// successors ends there.
+__device__ __forceinline__ u64 publish_tile_aggregate(u64* states, u32 tile, const tile_scan& s) {
+  const u64 agg = widen_flagged(s.agg);
+  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+  return agg;
+}
+
+// The warp's output units in the grid: [first, first + count); nothing when stopped (strict: an
+// error before the warp).
+struct warp_output {
+  u64 first;
+  u32 count;
+  bool stopped;
+};
+
+// All threads, after every add to the summary. summary_base: the tile's first input byte (the
+// summary's offsets are relative to it). The last tile records the output length in written
+// units of CountsPerUnit scanned counts. lane is the caller's threadIdx.x & 31: computed in here,
+// it cost encode_fused_kernel<*, false> a register (ptxas: 40, not 39).
+template <u32 CountsPerUnit = 1>
+__device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
+                                                         tile_rank_shared& sh, u64* states, u32 tile,
+                                                         u32 last_tile, accum* acc, u64 summary_base) {
+  const u32 warp = threadIdx.x >> 5;
+  if (warp == 0) {
+    u64 pre = 0;
+    if (tile != 0) {
+      pre = lookback_prefix(states, tile);
+      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
+    }
+    if (lane == 0) sh.prefix = pre;
+  }
+  __syncthreads();
+  const u64 prefix = sh.prefix;
+  if (threadIdx.x == 0) {
+    sh.ts.flush(acc, summary_base, tile);
+    if (tile == last_tile) acc->written = (lb_combine(prefix, agg) & lb_count) / CountsPerUnit;
+  }
+  warp_output w;
+  w.stopped = (prefix & lb_stop) || (s.wexcl & stop32);
+  w.count = s.wtotal & ~stop32;
+  w.first = (prefix & lb_count) + s.wexcl;
+  return w;
+}
+
+}  // namespace gutf8::kern
