@@ -84,43 +84,30 @@ cudaError_t digit_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_in, 
   std::size_t scan_bytes = 0;
   GUTF8_PRIM_TRY(lookback_scan(nullptr, scan_bytes, ptr_source<unsigned>{nullptr}, static_cast<unsigned*>(nullptr),
                                ncounts, digit_add{}, true, 0u, stream));
-  const std::size_t sizes[4] = {ncounts * sizeof(unsigned), scan_bytes, passes > 0 ? n * sizeof(K) : 0,
-                                (passes > 0 && HasValues) ? n * sizeof(V) : 0};
-  void* ptrs[4];
-  GUTF8_PRIM_TRY(carve_temp(d_temp, temp_bytes, sizes, ptrs));
-  if (d_temp == nullptr || n == 0) return cudaSuccess;
-  if (n > 0xffffffffu) return cudaErrorInvalidValue;
-  if (passes == 0) {
-    if (keys_out != keys_in)
-      GUTF8_PRIM_TRY(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
-    if constexpr (HasValues)
-      if (vals_out != vals_in)
-        GUTF8_PRIM_TRY(cudaMemcpyAsync(vals_out, vals_in, n * sizeof(V), cudaMemcpyDeviceToDevice, stream));
-    return cudaSuccess;
-  }
-  auto* counts = static_cast<unsigned*>(ptrs[0]);
-  ping_pong<K> kb{keys_in, keys_out, static_cast<K*>(ptrs[2]), passes};
-  ping_pong<V> vb{vals_in, vals_out, static_cast<V*>(ptrs[3]), passes};
-  GUTF8_PRIM_TRY(kb.prepare(n, stream));
-  if constexpr (HasValues) GUTF8_PRIM_TRY(vb.prepare(n, stream));
-  auto scatter = digit_scatter_kernel<K, V, HasValues, P>;
-  GUTF8_PRIM_TRY(allow_dynamic_smem(scatter, tile_t::smem_bytes));
-  for (int p = 0; p < passes; ++p) {
-    const int shift = begin_bit + p * P::radix_bits;
-    const int bits = std::min(P::radix_bits, end_bit - shift);
-    const unsigned mask = (1u << bits) - 1u;
-    digit_histogram_kernel<K, P><<<static_cast<unsigned>(tiles), P::threads, 0, stream>>>(
-        kb.src(p), n, counts, tiles, shift, mask);
-    GUTF8_PRIM_LAUNCHED();
-    std::size_t sb = scan_bytes;
-    GUTF8_PRIM_TRY(lookback_scan(ptrs[1], sb, ptr_source<unsigned>{counts}, counts, ncounts, digit_add{}, true,
-                                 0u, stream));
-    scatter<<<static_cast<unsigned>(tiles), P::threads, tile_t::smem_bytes, stream>>>(
-        kb.src(p), kb.dst(p), HasValues ? vb.src(p) : nullptr, HasValues ? vb.dst(p) : nullptr, n, shift, mask,
-        counts, tiles);
-    GUTF8_PRIM_LAUNCHED();
-  }
-  return cudaSuccess;
+  const std::size_t scratch_bytes[2] = {ncounts * sizeof(unsigned), scan_bytes};
+  return run_multi_pass_sort<K, V, HasValues>(
+      d_temp, temp_bytes, keys_in, keys_out, vals_in, vals_out, n, passes, scratch_bytes, stream,
+      [&](auto& b, void* const* scratch) {
+        auto* counts = static_cast<unsigned*>(scratch[0]);
+        GUTF8_PRIM_TRY(b.prepare(n, stream));
+        auto scatter = digit_scatter_kernel<K, V, HasValues, P>;
+        GUTF8_PRIM_TRY(allow_dynamic_smem(scatter, tile_t::smem_bytes));
+        for (int p = 0; p < passes; ++p) {
+          const int shift = begin_bit + p * P::radix_bits;
+          const int bits = std::min(P::radix_bits, end_bit - shift);
+          const unsigned mask = (1u << bits) - 1u;
+          digit_histogram_kernel<K, P><<<static_cast<unsigned>(tiles), P::threads, 0, stream>>>(
+              b.keys.src(p), n, counts, tiles, shift, mask);
+          GUTF8_PRIM_LAUNCHED();
+          std::size_t sb = scan_bytes;
+          GUTF8_PRIM_TRY(lookback_scan(scratch[1], sb, ptr_source<unsigned>{counts}, counts, ncounts, digit_add{},
+                                       true, 0u, stream));
+          scatter<<<static_cast<unsigned>(tiles), P::threads, tile_t::smem_bytes, stream>>>(
+              b.keys.src(p), b.keys.dst(p), b.vals_src(p), b.vals_dst(p), n, shift, mask, counts, tiles);
+          GUTF8_PRIM_LAUNCHED();
+        }
+        return cudaSuccess;
+      });
 }
 
 }  // namespace gutf8::prim::detail

@@ -30,27 +30,16 @@ namespace gutf8::prim::detail {
 
 inline constexpr int onesweep_bins = 256;
 
-template <class K, int Threads>
-__global__ void __launch_bounds__(Threads)
-    onesweep_histogram_kernel(const K* keys, std::size_t n, unsigned* hist, int begin_bit, int end_bit,
-                              int passes, bool vec_ok) {
-  constexpr int MaxPasses = static_cast<int>(sizeof(K));
+// Grid-stride: count(key) for every key of keys[0, n). With vec_ok (keys 16-byte aligned) each
+// thread has 4 independent 16-byte loads in flight before it counts their keys (the counting is
+// shared-memory atomics).
+template <int Threads, class K, class Count>
+__device__ __forceinline__ void for_each_key(const K* keys, std::size_t n, bool vec_ok, Count& count) {
   constexpr int V = vec_items<K>;
-  __shared__ unsigned sh[MaxPasses * onesweep_bins];
-  for (int i = static_cast<int>(threadIdx.x); i < passes * onesweep_bins; i += Threads) sh[i] = 0;
-  __syncthreads();
-  auto count = [&](K k) {
-    for (int p = 0; p < passes; ++p) {
-      const int shift = begin_bit + 8 * p;
-      const int bits = end_bit - shift < 8 ? end_bit - shift : 8;
-      atomicAdd(&sh[p * onesweep_bins + radix_digit(k, shift, (1u << bits) - 1u)], 1u);
-    }
-  };
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * Threads;
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * Threads + threadIdx.x;
   std::size_t scalar_from = 0;
   if (vec_ok) {
-    // 4 independent 16-byte loads in flight per thread before the shared-memory atomics
     constexpr int U = 4;
     const std::size_t nv = n / V;
     for (std::size_t v = first; v < nv; v += U * stride) {
@@ -67,6 +56,24 @@ __global__ void __launch_bounds__(Threads)
     scalar_from = nv * V;
   }
   for (std::size_t i = scalar_from + first; i < n; i += stride) count(keys[i]);
+}
+
+template <class K, int Threads>
+__global__ void __launch_bounds__(Threads)
+    onesweep_histogram_kernel(const K* keys, std::size_t n, unsigned* hist, int begin_bit, int end_bit,
+                              int passes, bool vec_ok) {
+  constexpr int MaxPasses = static_cast<int>(sizeof(K));
+  __shared__ unsigned sh[MaxPasses * onesweep_bins];
+  for (int i = static_cast<int>(threadIdx.x); i < passes * onesweep_bins; i += Threads) sh[i] = 0;
+  __syncthreads();
+  auto count = [&](K k) {
+    for (int p = 0; p < passes; ++p) {
+      const int shift = begin_bit + 8 * p;
+      const int bits = end_bit - shift < 8 ? end_bit - shift : 8;
+      atomicAdd(&sh[p * onesweep_bins + radix_digit(k, shift, (1u << bits) - 1u)], 1u);
+    }
+  };
+  for_each_key<Threads>(keys, n, vec_ok, count);
   __syncthreads();
   for (int i = static_cast<int>(threadIdx.x); i < passes * onesweep_bins; i += Threads)
     if (sh[i]) atomicAdd(&hist[i], sh[i]);
@@ -83,7 +90,6 @@ template <class K, int Threads, int Passes>
 __global__ void __launch_bounds__(Threads)
     onesweep_histogram_lanes_kernel(const K* keys, std::size_t n, unsigned* hist, int begin_bit, unsigned last_mask,
                                     bool vec_ok) {
-  constexpr int V = vec_items<K>;
   extern __shared__ __align__(16) unsigned char hist_smem[];
   auto* sh = reinterpret_cast<unsigned*>(hist_smem);  // [Passes][128 words][32 lanes]
   constexpr int words = Passes * 128 * 32;
@@ -98,26 +104,7 @@ __global__ void __launch_bounds__(Threads)
       atomicAdd(&sh[p * 128 * 32 + (d >> 1) * 32 + lane], 1u << ((d & 1u) * 16));
     }
   };
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * Threads;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * Threads + threadIdx.x;
-  std::size_t scalar_from = 0;
-  if (vec_ok) {
-    constexpr int U = 4;
-    const std::size_t nv = n / V;
-    for (std::size_t v = first; v < nv; v += U * stride) {
-      K k[U][V];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (v + u * stride < nv) load_vec<V>(keys + (v + u * stride) * V, k[u]);
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (v + u * stride < nv)
-#pragma unroll
-          for (int j = 0; j < V; ++j) count(k[u][j]);
-    }
-    scalar_from = nv * V;
-  }
-  for (std::size_t i = scalar_from + first; i < n; i += stride) count(keys[i]);
+  for_each_key<Threads>(keys, n, vec_ok, count);
   __syncthreads();
   // column sums; a warp's 32 digits read 32 different columns at each step (no bank conflicts)
   for (int i = static_cast<int>(threadIdx.x); i < Passes * onesweep_bins; i += Threads) {
@@ -411,75 +398,63 @@ cudaError_t onesweep_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_i
   const int passes = (end_bit - begin_bit + P::radix_bits - 1) / P::radix_bits;
   const std::size_t tiles = ceil_div(n, P::tile);
   const std::size_t hist_bytes = align_up(sizeof(unsigned) * onesweep_bins * sizeof(K), temp_alignment);
-  const std::size_t sizes[3] = {
-      hist_bytes + tiles * onesweep_bins * sizeof(unsigned long long),  // cleared together
-      passes > 0 ? n * sizeof(K) : 0, (passes > 0 && HasValues) ? n * sizeof(V) : 0};
-  void* ptrs[3];
-  GUTF8_PRIM_TRY(carve_temp(d_temp, temp_bytes, sizes, ptrs));
-  if (d_temp == nullptr || n == 0) return cudaSuccess;
-  if (n > 0xffffffffu) return cudaErrorInvalidValue;
-  if (passes == 0) {
-    if (keys_out != keys_in)
-      GUTF8_PRIM_TRY(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
-    if constexpr (HasValues)
-      if (vals_out != vals_in)
-        GUTF8_PRIM_TRY(cudaMemcpyAsync(vals_out, vals_in, n * sizeof(V), cudaMemcpyDeviceToDevice, stream));
-    return cudaSuccess;
-  }
-  auto* hist = static_cast<unsigned*>(ptrs[0]);
-  auto* status = reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(ptrs[0]) + hist_bytes);
-  GUTF8_PRIM_TRY(cudaMemsetAsync(ptrs[0], 0, sizes[0], stream));
+  // the histograms and the look-back status words, cleared together
+  const std::size_t scratch_bytes[1] = {hist_bytes + tiles * onesweep_bins * sizeof(unsigned long long)};
+  return run_multi_pass_sort<K, V, HasValues>(
+      d_temp, temp_bytes, keys_in, keys_out, vals_in, vals_out, n, passes, scratch_bytes, stream,
+      [&](auto& b, void* const* scratch) {
+        auto* hist = static_cast<unsigned*>(scratch[0]);
+        auto* status = reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(scratch[0]) + hist_bytes);
+        GUTF8_PRIM_TRY(cudaMemsetAsync(scratch[0], 0, scratch_bytes[0], stream));
 
-  // 1-2: all digit histograms in one read, then their exclusive scans
-  int device = 0, sms = 0;
-  GUTF8_PRIM_TRY(cudaGetDevice(&device));
-  GUTF8_PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::size_t hist_chunk = static_cast<std::size_t>(P::hist_threads) * P::hist_items;
-  const auto hist_blocks = static_cast<unsigned>(
-      std::max<std::size_t>(1, std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * 4)));
-  if (passes <= 4) {
-    const int last_bits = end_bit - (begin_bit + 8 * (passes - 1));
-    const unsigned last_mask = (1u << last_bits) - 1u;
-    const bool vec_ok = is_aligned(keys_in, 16);
-    const std::size_t smem = static_cast<std::size_t>(passes) * 128 * 32 * sizeof(unsigned);
-    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(
-        ceil_div(n, onesweep_hist_block_keys),
-        std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * (4 / passes + 2))));
-    auto launch = [&](auto kernel) {
-      GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, smem));
-      kernel<<<blocks, P::hist_threads, smem, stream>>>(keys_in, n, hist, begin_bit, last_mask, vec_ok);
-      return cudaGetLastError();
-    };
-    switch (passes) {
-      case 1: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 1>)); break;
-      case 2: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 2>)); break;
-      case 3: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 3>)); break;
-      default: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 4>)); break;
-    }
-  } else {
-    onesweep_histogram_kernel<K, P::hist_threads><<<hist_blocks, P::hist_threads, 0, stream>>>(
-        keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
-    GUTF8_PRIM_LAUNCHED();
-  }
-  onesweep_bin_scan_kernel<<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
-  GUTF8_PRIM_LAUNCHED();
+        // 1-2: all digit histograms in one read, then their exclusive scans
+        int device = 0, sms = 0;
+        GUTF8_PRIM_TRY(cudaGetDevice(&device));
+        GUTF8_PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        const std::size_t hist_chunk = static_cast<std::size_t>(P::hist_threads) * P::hist_items;
+        const auto hist_blocks = static_cast<unsigned>(std::max<std::size_t>(
+            1, std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * 4)));
+        if (passes <= 4) {
+          const int last_bits = end_bit - (begin_bit + 8 * (passes - 1));
+          const unsigned last_mask = (1u << last_bits) - 1u;
+          const bool vec_ok = is_aligned(keys_in, 16);
+          const std::size_t smem = static_cast<std::size_t>(passes) * 128 * 32 * sizeof(unsigned);
+          const auto blocks = static_cast<unsigned>(std::max<std::size_t>(
+              ceil_div(n, onesweep_hist_block_keys),
+              std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * (4 / passes + 2))));
+          auto launch = [&](auto kernel) {
+            GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, smem));
+            kernel<<<blocks, P::hist_threads, smem, stream>>>(keys_in, n, hist, begin_bit, last_mask, vec_ok);
+            return cudaGetLastError();
+          };
+          switch (passes) {
+            case 1: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 1>)); break;
+            case 2: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 2>)); break;
+            case 3: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 3>)); break;
+            default: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 4>)); break;
+          }
+        } else {
+          onesweep_histogram_kernel<K, P::hist_threads><<<hist_blocks, P::hist_threads, 0, stream>>>(
+              keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
+          GUTF8_PRIM_LAUNCHED();
+        }
+        onesweep_bin_scan_kernel<<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
+        GUTF8_PRIM_LAUNCHED();
 
-  // 3: one look-back pass per digit
-  ping_pong<K> kb{keys_in, keys_out, static_cast<K*>(ptrs[1]), passes};
-  ping_pong<V> vb{vals_in, vals_out, static_cast<V*>(ptrs[2]), passes};
-  GUTF8_PRIM_TRY(kb.prepare(n, stream));
-  if constexpr (HasValues) GUTF8_PRIM_TRY(vb.prepare(n, stream));
-  auto kernel = onesweep_pass_kernel<K, V, HasValues, P>;
-  GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, tile_t::smem_bytes));
-  for (int p = 0; p < passes; ++p) {
-    const int shift = begin_bit + p * P::radix_bits;
-    const int bits = std::min(P::radix_bits, end_bit - shift);
-    kernel<<<static_cast<unsigned>(tiles), P::threads, tile_t::smem_bytes, stream>>>(
-        kb.src(p), kb.dst(p), HasValues ? vb.src(p) : nullptr, HasValues ? vb.dst(p) : nullptr, n, shift,
-        (1u << bits) - 1u, status, hist + p * onesweep_bins, static_cast<unsigned>(p));
-    GUTF8_PRIM_LAUNCHED();
-  }
-  return cudaSuccess;
+        // 3: one look-back pass per digit
+        GUTF8_PRIM_TRY(b.prepare(n, stream));
+        auto kernel = onesweep_pass_kernel<K, V, HasValues, P>;
+        GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, tile_t::smem_bytes));
+        for (int p = 0; p < passes; ++p) {
+          const int shift = begin_bit + p * P::radix_bits;
+          const int bits = std::min(P::radix_bits, end_bit - shift);
+          kernel<<<static_cast<unsigned>(tiles), P::threads, tile_t::smem_bytes, stream>>>(
+              b.keys.src(p), b.keys.dst(p), b.vals_src(p), b.vals_dst(p), n, shift, (1u << bits) - 1u, status,
+              hist + p * onesweep_bins, static_cast<unsigned>(p));
+          GUTF8_PRIM_LAUNCHED();
+        }
+        return cudaSuccess;
+      });
 }
 
 }  // namespace gutf8::prim::detail

@@ -195,4 +195,56 @@ struct ping_pong {
   const T* src(int p) const { return p == 0 ? first_src : dst(p - 1); }
 };
 
+// The keys and the values of a multi-pass sort. A keys-only sort (HasValues false) allocates no
+// alternate value buffer, copies no values and passes null value pointers to its kernels.
+template <class K, class V, bool HasValues>
+struct sort_ping_pong {
+  ping_pong<K> keys;
+  ping_pong<V> vals;
+
+  sort_ping_pong(const K* keys_in, K* keys_out, void* alt_keys, const V* vals_in, V* vals_out, void* alt_vals,
+                 int passes)
+      : keys{keys_in, keys_out, static_cast<K*>(alt_keys), passes},
+        vals{vals_in, vals_out, static_cast<V*>(alt_vals), passes} {}
+
+  // No pass (begin_bit == end_bit): the output is the input.
+  cudaError_t copy_through(std::size_t n, cudaStream_t s) const {
+    if (keys.out != keys.in)
+      GUTF8_PRIM_TRY(cudaMemcpyAsync(keys.out, keys.in, n * sizeof(K), cudaMemcpyDeviceToDevice, s));
+    if constexpr (HasValues)
+      if (vals.out != vals.in)
+        GUTF8_PRIM_TRY(cudaMemcpyAsync(vals.out, vals.in, n * sizeof(V), cudaMemcpyDeviceToDevice, s));
+    return cudaSuccess;
+  }
+  cudaError_t prepare(std::size_t n, cudaStream_t s) {
+    GUTF8_PRIM_TRY(keys.prepare(n, s));
+    if constexpr (HasValues) GUTF8_PRIM_TRY(vals.prepare(n, s));
+    return cudaSuccess;
+  }
+  const V* vals_src(int p) const { return HasValues ? vals.src(p) : nullptr; }
+  V* vals_dst(int p) const { return HasValues ? vals.dst(p) : nullptr; }
+};
+
+// What every multi-pass sort does around its passes: d_temp holds the sort's Scratch regions
+// (sizes scratch_bytes), then the alternate key and value buffers (none when no pass runs); a
+// null d_temp only gets the total. No keys: nothing to do; no pass: the output is the input.
+// Otherwise run_passes(sort_ping_pong&, void* const* scratch) prepares the buffers and runs them.
+template <class K, class V, bool HasValues, int Scratch, class RunPasses>
+cudaError_t run_multi_pass_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                const V* vals_in, V* vals_out, std::size_t n, int passes,
+                                const std::size_t (&scratch_bytes)[Scratch], cudaStream_t stream,
+                                RunPasses&& run_passes) {
+  std::size_t sizes[Scratch + 2];
+  for (int i = 0; i < Scratch; ++i) sizes[i] = scratch_bytes[i];
+  sizes[Scratch] = passes > 0 ? n * sizeof(K) : 0;
+  sizes[Scratch + 1] = (passes > 0 && HasValues) ? n * sizeof(V) : 0;
+  void* ptrs[Scratch + 2];
+  GUTF8_PRIM_TRY(carve_temp(d_temp, temp_bytes, sizes, ptrs));
+  if (d_temp == nullptr || n == 0) return cudaSuccess;
+  if (n > 0xffffffffu) return cudaErrorInvalidValue;  // positions are 32-bit
+  sort_ping_pong<K, V, HasValues> b(keys_in, keys_out, ptrs[Scratch], vals_in, vals_out, ptrs[Scratch + 1], passes);
+  if (passes == 0) return b.copy_through(n, stream);
+  return run_passes(b, static_cast<void* const*>(ptrs));
+}
+
 }  // namespace gutf8::prim::detail
