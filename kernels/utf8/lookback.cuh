@@ -81,18 +81,4 @@ __device__ __forceinline__ u64 lookback_prefix(u64* states, u32 tile) {
   }
 }
 
-// Warp 0 of the block (all 32 lanes): publishes the tile's aggregate (stop | count), runs the
-// look-back and publishes the inclusive value. Returns the exclusive prefix (0 for tile 0).
-__device__ __forceinline__ u64 tile_lookback(u64* states, u32 tile, u64 agg) {
-  const u32 lane = threadIdx.x & 31u;
-  if (tile == 0) {
-    if (lane == 0) lb_store(states, lb_inclusive | agg);
-    return 0;
-  }
-  if (lane == 0) lb_store(states + tile, lb_aggregate | agg);
-  const u64 prefix = lookback_prefix(states, tile);
-  if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(prefix, agg));
-  return prefix;
-}
-
 }  // namespace gutf8::kern
