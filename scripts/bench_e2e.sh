@@ -4,13 +4,13 @@
 #
 #   scripts/bench_e2e.sh [--size 4G] [--out DIR] [--reps 3] [--budget 360] [--bin .device/gutf8]
 #                        [--work /tmp/gutf8-e2e] [--chunk SIZE] [--sweep "64M 256M 1G"]
-#                        [--baseline-reps N]
+#                        [--baseline-reps N] [--no-baselines]
 #
 # --chunk passes --chunk-size to every gutf8 run (default: gutf8's own, 16M).
 # --sweep also times validate and decode of the first SIZE bytes of the mixed file on both
 # backends, for each SIZE: where the GPU starts to pay (backend::auto's threshold).
 # --baseline-reps: runs of iconv, python3 and utfcpp_decode (default --reps; they take seconds
-# each and have no start-up cost worth a median).
+# each and have no start-up cost worth a median). --no-baselines times gutf8 only.
 #
 # Inputs (built once into --work and reused while their size matches): ascii, cjk, emoji, mixed
 # and mixed with 1% invalid, each --size bytes. corpus/make_corpus.py tiles a 64 MiB base per kind
@@ -33,7 +33,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-size=4G reps=3 budget=360 bin=.device/gutf8 work=/tmp/gutf8-e2e out="" chunk=() sweep="" baseline_reps=""
+size=4G reps=3 budget=360 bin=.device/gutf8 work=/tmp/gutf8-e2e out="" chunk=() sweep="" baseline_reps="" baselines=1
 while (($#)); do
   case $1 in
     --size) size=$2; shift 2 ;;
@@ -45,6 +45,7 @@ while (($#)); do
     --chunk) chunk=(--chunk-size "$2"); shift 2 ;;
     --sweep) sweep=$2; shift 2 ;;
     --baseline-reps) baseline_reps=$2; shift 2 ;;
+    --no-baselines) baselines=0; shift ;;
     -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "bench_e2e.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -180,7 +181,7 @@ for s in $sweep; do
   rm -f "$part"
 done
 reps=${baseline_reps:-$reps}
-for f in "${files[@]}"; do
+((baselines)) && for f in "${files[@]}"; do
   name=$(basename "${f%-*}")
   flags=()
   [[ $name == *invalid* ]] && flags=(-c)

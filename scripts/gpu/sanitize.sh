@@ -46,7 +46,7 @@ filter() {  # TOOL SUITE
   case "$1:$2" in
     memcheck:gpu | synccheck:gpu) echo "*-$big_gpu" ;;
     memcheck:prim | synccheck:prim) echo "*-$big_prim" ;;
-    racecheck:gpu) echo "GpuSanitizerSweep.*:GpuRandom.TileBoundaries:GpuRandom.ErrorKindsAndLines:CudaBlockProcessor.*" ;;
+    racecheck:gpu) echo "GpuSanitizerSweep.*:GpuRandom.TileBoundaries:GpuRandom.ErrorKindsAndLines" ;;
     racecheck:prim) echo "PrimSanitizerSweep.*:PrimBuildingBlocks.*:PrimScan.TempQueryAndEmpty:PrimSelect.UnalignedInput" ;;
     initcheck:gpu)
       echo "GpuSanitizerSweep.*:GpuRandom.EverySizeUpTo300:GpuRandom.TileBoundaries:GpuRandom.MisalignedInput:GpuRandom.ErrorKindsAndLines:GpuChunks.EverySplitOfShortInputs:GpuExhaustive.OneAndTwoByteSequences:GpuExhaustive.EncodeValueClasses:CudaBackend.StreamSmallChunksEqualsCpu:CudaBlockProcessor.*" ;;
