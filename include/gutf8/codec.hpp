@@ -38,25 +38,30 @@ struct options {
 // backend::auto_select uses the GPU (when one is usable) for an input of at least
 // auto_gpu_threshold(threads) bytes: size_hint when known, else the block at hand (the whole
 // input of a one-shot call, one chunk of a stream), where `threads` is the CPU backend's thread
-// count (options::threads, or all hardware threads when that is 0). Below it the CPU backend finishes first:
-// the GPU pays a fixed start-up (CUDA driver and context, page-locked buffers) before it moves
-// text faster than the CPU's threads. Equal end-to-end times give
-//   threshold = startup / (1 / (cpu_rate * threads) - 1 / gpu_rate),
-// and no threshold at all when the threads alone outrun the GPU. The rates are decode's (the
-// costlier direction) measured file to file (bench/results/e2e.md: H200 host, 16 Xeon cores,
-// 4 GiB of mixed text in the page cache): about 130 MB for 1 thread, 270 MB for 2, 1.3 GB for
-// 8, 4 GB for 16. Text with many errors favours the GPU earlier; all-ASCII text later.
+// count (options::threads, or all hardware threads when that is 0). Below it the CPU backend
+// finishes first: the GPU pays a fixed start-up (CUDA driver and context, page-locked buffers)
+// before it moves text faster than the CPU's threads. Equal end-to-end times give
+//   threshold = startup / (1 / cpu_rate(threads) - 1 / gpu_rate).
+// The figures are decode's (the costlier direction), measured file to file on the H200 host
+// (16 Xeon cores, 4 GiB of mixed text in the page cache, bench/results/e2e.md): start-up 0.30 s,
+// then 14.6 GB/s on the GPU; the CPU's rate grows with its threads but saturates on memory
+// bandwidth, fitted as max_rate * t / (t + half_threads) to 4.2 / 6.2 / 8.2 GB/s at 4 / 8 / 16
+// threads. That gives about 0.5 GB for 1 thread, 0.9 GB for 2, 1.7 GB for 4, 3.2 GB for 8 and
+// 5.5 GB for 16. Validate favours the CPU longer (it runs at ~15 GB/s on 16 threads); text with
+// many errors favours the GPU sooner (the CPU slows down 3x at 1% invalid bytes).
 namespace auto_gpu_model {
-inline constexpr double startup_seconds = 0.29;               // gutf8 --backend=cuda on 6 bytes
-inline constexpr double gpu_bytes_per_second = 13.8e9;        // after start-up, decode
-inline constexpr double cpu_bytes_per_second_per_thread = 0.43e9;  // decode, 16 threads / 16
+inline constexpr double startup_seconds = 0.30;         // gutf8 --backend=cuda on 6 bytes
+inline constexpr double gpu_bytes_per_second = 14.6e9;  // decode after the start-up
+inline constexpr double cpu_max_bytes_per_second = 11.9e9;
+inline constexpr double cpu_half_rate_threads = 7.34;
 }  // namespace auto_gpu_model
 
 constexpr std::uint64_t auto_gpu_threshold(unsigned threads) noexcept {
   using namespace auto_gpu_model;
-  const double cpu_rate = cpu_bytes_per_second_per_thread * (threads == 0 ? 1u : threads);
+  const double t = threads == 0 ? 1.0 : static_cast<double>(threads);
+  const double cpu_rate = cpu_max_bytes_per_second * t / (t + cpu_half_rate_threads);
   const double gain_per_byte = 1.0 / cpu_rate - 1.0 / gpu_bytes_per_second;
-  if (gain_per_byte <= 0) return UINT64_MAX;
+  if (gain_per_byte <= 0) return UINT64_MAX;  // the CPU alone is as fast: never worth it
   return static_cast<std::uint64_t>(startup_seconds / gain_per_byte);
 }
 
