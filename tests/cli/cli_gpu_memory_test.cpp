@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <random>
 #include <unistd.h>
 
 #include "cli_runner.hpp"
@@ -22,17 +21,6 @@ namespace {
   do {                                                                                   \
     if (!cuda_available()) GTEST_SKIP() << "no usable GPU (gutf8::cuda_available() is false)"; \
   } while (false)
-
-// About n bytes of UTF-8 with every sequence length and some invalid bytes.
-std::string text_with_errors(std::size_t n, std::uint64_t seed) {
-  static constexpr std::string_view pieces[] = {"plain ascii text ", "\xC3\xA9t\xC3\xA9 ", "\xE4\xB8\xAD\xE6\x96\x87",
-                                                "\xF0\x9F\x98\x80", "\n", "\xFF", "\xE2\x82", "\xED\xA0\x80"};
-  std::mt19937_64 rng(seed);
-  std::string s;
-  s.reserve(n + 32);
-  while (s.size() < n) s += pieces[rng() % 5 == 0 ? 5 + rng() % 3 : rng() % 5];
-  return s;
-}
 
 bool mentions_gpu_memory(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <fcntl.h>
 #include <fstream>
-#include <iterator>
+#include <random>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +19,17 @@ namespace gutf8::cli_test {
 std::string gutf8_binary() {
   if (const char* bin = std::getenv("GUTF8_BIN"); bin && *bin) return bin;
   return GUTF8_BINARY_DIR "/gutf8";
+}
+
+// About n bytes of UTF-8 with every sequence length and some invalid bytes.
+std::string text_with_errors(std::size_t n, std::uint64_t seed) {
+  static constexpr std::string_view pieces[] = {"plain ascii text ", "\xC3\xA9t\xC3\xA9 ", "\xE4\xB8\xAD\xE6\x96\x87",
+                                                "\xF0\x9F\x98\x80", "\n", "\xFF", "\xE2\x82", "\xED\xA0\x80"};
+  std::mt19937_64 rng(seed);
+  std::string s;
+  s.reserve(n + 32);
+  while (s.size() < n) s += pieces[rng() % 5 == 0 ? 5 + rng() % 3 : rng() % 5];
+  return s;
 }
 
 std::string utf32le(std::u32string_view text) {

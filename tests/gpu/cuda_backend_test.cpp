@@ -115,6 +115,22 @@ std::vector<std::size_t> random_splits(std::mt19937_64& g, std::size_t count) {
 
 // -------------------------------------------------------------------- host API ----
 
+// The one-shot host API with `cu` against the CPU backend on UTF-8 text: validate, stats, and
+// decode and sanitize under every policy (output and summary).
+void expect_one_shot_utf8_equal(std::string_view sv, const options& cu) {
+  const options cp = with(backend::cpu);
+  EXPECT_EQ(validate(as_bytes(sv), cu), validate(as_bytes(sv), cp));
+  EXPECT_EQ(stats(as_bytes(sv), cu), stats(as_bytes(sv), cp));
+  for (error_policy p : policies) {
+    SCOPED_TRACE(name(p));
+    summary a, b;
+    EXPECT_TRUE(decode(sv, p, &a, cu) == decode(sv, p, &b, cp));
+    EXPECT_EQ(a, b);
+    EXPECT_TRUE(sanitize(sv, p, &a, cu) == sanitize(sv, p, &b, cp));
+    EXPECT_EQ(a, b);
+  }
+}
+
 TEST(CudaBackend, OneShotEqualsCpu) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(71);
@@ -132,15 +148,10 @@ TEST(CudaBackend, OneShotEqualsCpu) {
   for (const bytes& t : texts) {
     SCOPED_TRACE("size " + std::to_string(t.size()));
     const std::string_view sv(reinterpret_cast<const char*>(t.data()), t.size());
-    EXPECT_EQ(validate(as_bytes(sv), cu), validate(as_bytes(sv), cp));
-    EXPECT_EQ(stats(as_bytes(sv), cu), stats(as_bytes(sv), cp));
+    expect_one_shot_utf8_equal(sv, cu);
     for (error_policy p : policies) {
       SCOPED_TRACE(name(p));
       summary a, b;
-      EXPECT_TRUE(decode(sv, p, &a, cu) == decode(sv, p, &b, cp));
-      EXPECT_EQ(a, b);
-      EXPECT_TRUE(sanitize(sv, p, &a, cu) == sanitize(sv, p, &b, cp));
-      EXPECT_EQ(a, b);
       // The same bytes as UTF-32 input (ragged, surrogates, values above U+10FFFF included).
       const bytes u = t.size() % 4 == 0 ? t : bytes(t.begin(), t.end() - static_cast<std::ptrdiff_t>(t.size() % 4));
       std::u32string in32(u.size() / 4, U'\0');
@@ -333,16 +344,7 @@ TEST(CudaBackend, MemoryLimitForcesSmallerPiecesEqualsCpu) {
   const bytes u = random_utf32(g, std::size_t{2} << 20, script::mixed, 0.0001, 1);
   const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
   const options cu = limited(backend::cuda, small_limit), cp = with(backend::cpu);
-  EXPECT_EQ(validate(as_bytes(sv), cu), validate(as_bytes(sv), cp));
-  EXPECT_EQ(stats(as_bytes(sv), cu), stats(as_bytes(sv), cp));
-  for (error_policy p : policies) {
-    SCOPED_TRACE(name(p));
-    summary a, b;
-    EXPECT_TRUE(decode(sv, p, &a, cu) == decode(sv, p, &b, cp));
-    EXPECT_EQ(a, b);
-    EXPECT_TRUE(sanitize(sv, p, &a, cu) == sanitize(sv, p, &b, cp));
-    EXPECT_EQ(a, b);
-  }
+  expect_one_shot_utf8_equal(sv, cu);
   for (std::size_t chunk : {std::size_t{2} << 20, std::size_t{8} << 20}) {
     for (operation oper : {operation::validate, operation::decode, operation::sanitize, operation::encode}) {
       SCOPED_TRACE(std::string(op_name(oper)) + " chunk " + std::to_string(chunk));
