@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "cli_runner.hpp"
 
@@ -60,6 +61,29 @@ TEST_F(pipeline, ChunkSizesFrom16BytesTo256MiBEqualTheCpu) {
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_EQ(r.out, big_cpu.out);
   }
+}
+
+// A file far larger than the pipeline's buffers streams through in bounded memory: a 1 GiB
+// sparse file (all U+0000, then text with errors) decoded (4 GiB of output) and repaired to
+// /dev/null keeps the process under 512 MiB resident (the chunk rings hold ~200 MiB).
+TEST_F(pipeline, LargeFileStreamsInBoundedMemory) {
+  const std::uint64_t hole = std::uint64_t{1} << 30;
+  const std::string tail = text_with_errors(std::size_t{1} << 20, 8);
+  {
+    std::ofstream f(dir_ / "huge", std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(hole));
+    f.write(tail.data(), static_cast<std::streamsize>(tail.size()));
+  }
+  redirect to_null;
+  to_null.stdout_path = "/dev/null";
+  const result d = run({"decode", "--errors=replace", "huge"}, to_null);
+  EXPECT_EQ(d.status, 0) << d.err;
+  EXPECT_GT(d.max_rss_kib, 0);
+  RecordProperty("decode_max_rss_kib", std::to_string(d.max_rss_kib));
+  EXPECT_LT(d.max_rss_kib, 1L << 19) << "decode peak RSS " << d.max_rss_kib << " KiB";
+  const result v = run({"validate", "--replace", "-q", "huge"}, to_null);
+  EXPECT_EQ(v.status, 1) << v.err;
+  EXPECT_LT(v.max_rss_kib, 1L << 19) << "validate --replace peak RSS " << v.max_rss_kib << " KiB";
 }
 
 std::uint64_t json_bytes(const std::string& json) {

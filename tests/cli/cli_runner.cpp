@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,11 +94,13 @@ pid_t cli::spawn(const std::vector<std::string>& args, const redirect& io) {
   return start(std::move(argv), io);
 }
 
-int cli::wait_for(pid_t pid) {
+int cli::wait_for(pid_t pid, long* max_rss_kib) {
   if (pid < 0) return -1;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0)
     if (errno != EINTR) return -1;
+  if (max_rss_kib != nullptr) *max_rss_kib = usage.ru_maxrss;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
@@ -105,7 +108,7 @@ int cli::wait_for(pid_t pid) {
 
 result cli::collect(pid_t pid) {
   result r;
-  r.status = wait_for(pid);
+  r.status = wait_for(pid, &r.max_rss_kib);
   r.out = read(".stdout");
   r.err = read(".stderr");
   std::error_code ignored;

@@ -29,6 +29,7 @@ struct result {
   int status = -1;   // exit status, or 128 + signal number when killed by one
   std::string out;   // standard output
   std::string err;   // standard error
+  long max_rss_kib = 0;  // the process's peak resident memory (KiB), for bounded-memory checks
 };
 
 struct redirect {
@@ -50,7 +51,7 @@ class cli : public ::testing::Test {
   result shell(const std::string& script);
   // Starts gutf8 without waiting; finish with wait_for().
   pid_t spawn(const std::vector<std::string>& args, const redirect& io);
-  static int wait_for(pid_t pid);
+  static int wait_for(pid_t pid, long* max_rss_kib = nullptr);
 
   // Writes a file in the scratch directory and returns its name (relative to it).
   std::string write(const std::string& name, std::string_view bytes);
