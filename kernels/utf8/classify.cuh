@@ -260,19 +260,9 @@ GUTF8_HD error_kind error_kind_at(const u8* s, u64 n, u64 j) {
   return error_kind::none;  // well-formed: not an error start
 }
 
-// Trailing bytes to carry into the next chunk: the last unit when it is a lead followed by
-// fewer continuation bytes than it needs, all acceptable so far. 0 when is_last.
+// Trailing bytes to carry into the next chunk (detail::incomplete_tail); 0 when is_last.
 GUTF8_HD u64 utf8_carry(const u8* s, u64 n, bool is_last) {
-  if (is_last) return 0;
-  for (unsigned k = 1; k <= 3 && k <= n; ++k) {
-    const u8 lead = s[n - k];
-    if (detail::is_continuation(lead)) continue;
-    if (detail::sequence_length(lead) <= k) return 0;
-    for (unsigned m = 1; m < k; ++m)
-      if (!detail::continues(lead, m, s[n - k + m])) return 0;
-    return k;
-  }
-  return 0;
+  return is_last ? 0 : detail::incomplete_tail(s, n);
 }
 
 // Decodes the well-formed sequence whose bytes are x's lanes 0.. (lane 0 = lead, the bytes after

@@ -29,21 +29,6 @@ struct piece_result {
   std::uint32_t pad;
 };
 
-// The trailing bytes the device API carries when is_last == false: the same rule as
-// kern::utf8_carry (a lead followed by fewer continuation bytes than it needs, all acceptable so
-// far), computed here so the next piece can be queued before the GPU has decided.
-std::size_t utf8_carry(const u8* s, std::size_t n) {
-  for (unsigned k = 1; k <= 3 && k <= n; ++k) {
-    const u8 lead = s[n - k];
-    if (detail::is_continuation(lead)) continue;
-    if (detail::sequence_length(lead) <= k) return 0;
-    for (unsigned m = 1; m < k; ++m)
-      if (!detail::continues(lead, m, s[n - k + m])) return 0;
-    return k;
-  }
-  return 0;
-}
-
 bool is_pinned(const void* p, std::size_t n) {
   if (p == nullptr || n == 0) return false;
   const auto pinned_at = [](const void* q) {
@@ -324,8 +309,10 @@ class cuda_processor final : public block_processor {
     p.final = pos + p.n == rq.size;
     p.is_last = p.final && rq.at_end;
     p.index = index;
+    // The carry the device API will report, known here so the next piece is queued before the
+    // GPU has decided.
     if (!p.is_last)
-      p.carry = rq.op == operation::encode ? p.n % 4 : utf8_carry(rq.data + pos, p.n);
+      p.carry = rq.op == operation::encode ? p.n % 4 : detail::incomplete_tail(rq.data + pos, p.n);
     return p;
   }
 

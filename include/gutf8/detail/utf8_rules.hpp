@@ -52,6 +52,22 @@ GUTF8_HD constexpr bool continues(std::uint8_t lead, unsigned index, std::uint8_
   return is_continuation(b);
 }
 
+// Bytes at the end of s[0, n) that a chunked caller must carry into the next chunk: the last
+// unit when it is a lead followed by fewer continuation bytes than it needs, all acceptable so
+// far (so the next chunk may still complete it). 0 when the last unit is complete or already
+// an error. One definition for the GPU kernels and the host that queues the next piece early.
+GUTF8_HD constexpr std::uint64_t incomplete_tail(const std::uint8_t* s, std::uint64_t n) {
+  for (unsigned k = 1; k <= 3 && k <= n; ++k) {
+    const std::uint8_t lead = s[n - k];
+    if (is_continuation(lead)) continue;
+    if (sequence_length(lead) <= k) return 0;
+    for (unsigned m = 1; m < k; ++m)
+      if (!continues(lead, m, s[n - k + m])) return 0;
+    return k;
+  }
+  return 0;
+}
+
 // Why the byte at `index` does not continue the sequence of `lead` (or why a byte that is
 // not a lead starts an error unit on its own).
 GUTF8_HD constexpr error_kind reason_for(std::uint8_t lead, unsigned index, std::uint8_t b) {
