@@ -10,7 +10,7 @@
 // can never occur in UTF-8 (seeded RNG).
 //
 //   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick]
-//               [--budget SECONDS] [--ops op1,op2,...]
+//               [--budget SECONDS] [--ops op1,op2,...] [--inputs ascii,cjk,...]
 // writes DIR/codec.csv and DIR/codec.md and prints the table.
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -241,6 +241,7 @@ int main(int argc, char** argv) {
   double budget_s = 170;
   bool quick = false;
   std::string ops_filter;  // comma-separated op names (empty: all)
+  std::string inputs_filter;  // comma-separated corpus kinds (empty: all)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -258,9 +259,10 @@ int main(int argc, char** argv) {
     else if (a == "--budget") budget_s = std::stod(next());
     else if (a == "--quick") quick = true;
     else if (a == "--ops") ops_filter = "," + next() + ",";
+    else if (a == "--inputs") inputs_filter = "," + next() + ",";
     else {
       std::cerr << "usage: bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] "
-                   "[--corpus DIR] [--quick] [--budget SECONDS] [--ops op1,op2]\n";
+                   "[--corpus DIR] [--quick] [--budget SECONDS] [--ops op1,op2] [--inputs k1,k2]\n";
       return 2;
     }
   }
@@ -311,6 +313,7 @@ int main(int argc, char** argv) {
                                             : std::vector<double>{0.0, 0.001, 0.01, 0.05};
     std::mt19937_64 g(20240531);
     for (const std::string& kind : kinds) {
+      if (!inputs_filter.empty() && inputs_filter.find("," + kind + ",") == std::string::npos) continue;
       std::vector<uint8_t> sample = read_file(std::filesystem::path(corpus) / (kind + ".txt"));
       if (sample.empty()) {
         std::cout << "(no " << corpus << "/" << kind << ".txt: synthesized)\n";

@@ -61,20 +61,7 @@ __global__ void __launch_bounds__(tile_threads)
   const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;
   u8* dst = out + (w.first - s0);
   if (verbatim) {
-    const u32* win = in_sh + warp * (warp_bytes / 4);
-    const u32 end = s0 + w.count;
-    const u32 groups = (end + 15) >> 4;
-    for (u32 g = lane; g < groups; g += 32) {
-      const u32 lo = 16 * g;
-      if (lo >= s0 && lo + 16 <= end) {
-        const u32 b = lo - s0;
-        *reinterpret_cast<uint4*>(dst + lo) =
-            make_uint4(read4(win, b), read4(win, b + 4), read4(win, b + 8), read4(win, b + 12));
-      } else {
-        for (u32 j = 0; j < 16; ++j)
-          if (lo + j >= s0 && lo + j < end) dst[lo + j] = static_cast<u8>(read4(win, lo + j - s0));
-      }
-    }
+    write_bytes_from(in_sh + warp * (warp_bytes / 4), s0, w.count, dst);
     return;
   }
   write_staged_bytes(st, s0, w.count, dst);
