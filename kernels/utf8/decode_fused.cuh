@@ -104,8 +104,8 @@ __global__ void __launch_bounds__(tile_threads)
   add_lane_stats(sh.rank.ts, err, L.lf);
   const u64 agg = publish_tile_aggregate(states, tile, s);
 
-  // Stage the code points at warp-local slots (before the look-back: its latency overlaps this work):
-  // the global offset is only needed by the stores.
+  // Stage the code points, or on the balanced path the unit positions, at warp-local slots (before
+  // the look-back: its latency overlaps this work): the global offset is only needed by the stores.
   u32* st = st_sh[warp];
   const bool live = !L.warp_ascii && !(s.excl & stop32);
   const u32 k = s.excl - s.wexcl;  // the lane's first slot

@@ -190,10 +190,10 @@ __device__ __forceinline__ void store16(void* p, uint4 v) {
 __device__ __forceinline__ u32 stage_slot(u32 s) { return s + (s >> 5); }
 inline constexpr u32 stage_u32_words = 1024 + 32 + 8;
 
-// One warp writes dst[s0 .. s0 + cnt) (dst 16-byte aligned, T = u8 or u32): the whole 16-byte
-// groups inside the range with one store16 each, group(i) giving the values of range elements
-// i .. (group at element i - s0), then the at most 15 bytes or 3 units before and after them with
-// one scalar store per lane, one(i) giving element i. The edges stay out of the group loop: in it
+// One warp writes dst[s0 .. s0 + cnt) (dst 16-byte aligned, T = u8 or u32): the at most 15 bytes
+// or 3 units before and after the whole 16-byte groups with one scalar store per lane, one(i)
+// giving range element i, then the groups with one store16 each, group(i) giving the values of
+// range elements i, i + 1, ... The edges stay out of the group loop: in it
 // they made every lane run both branches in the iterations that hold them (the encoder's SASS:
 // 78 instructions per edge beside 27 per group).
 template <class T, class Group, class One>
