@@ -4,11 +4,13 @@
 #
 #   scripts/bench_e2e.sh [--size 4G] [--out DIR] [--reps 3] [--budget 360] [--bin .device/gutf8]
 #                        [--work /tmp/gutf8-e2e] [--chunk SIZE] [--sweep "64M 256M 1G"]
-#                        [--baseline-reps N] [--no-baselines]
+#                        [--baseline-reps N] [--no-baselines] [--threads-sweep "4 8"]
 #
 # --chunk passes --chunk-size to every gutf8 run (default: gutf8's own, 16M).
 # --sweep also times validate and decode of the first SIZE bytes of the mixed file on both
 # backends, for each SIZE: where the GPU starts to pay (backend::auto's threshold).
+# --threads-sweep times validate and decode of the mixed file on the CPU backend with --threads T
+# for each T (the CPU side of backend::auto's model).
 # --baseline-reps: runs of iconv, python3 and utfcpp_decode (default --reps; they take seconds
 # each and have no start-up cost worth a median). --no-baselines times gutf8 only.
 #
@@ -34,6 +36,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 size=4G reps=3 budget=360 bin=.device/gutf8 work=/tmp/gutf8-e2e out="" chunk=() sweep="" baseline_reps="" baselines=1
+threads_sweep=""
 while (($#)); do
   case $1 in
     --size) size=$2; shift 2 ;;
@@ -46,7 +49,8 @@ while (($#)); do
     --sweep) sweep=$2; shift 2 ;;
     --baseline-reps) baseline_reps=$2; shift 2 ;;
     --no-baselines) baselines=0; shift ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    --threads-sweep) threads_sweep=$2; shift 2 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "bench_e2e.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -179,6 +183,11 @@ for s in $sweep; do
     measure "mixed-$s" "$sb" gutf8 $backend decode -- "$bin" decode --verbose --errors=replace --backend=$backend "$part"
   done
   rm -f "$part"
+done
+for t in $threads_sweep; do
+  measure "mixed" "$bytes" gutf8 "cpu --threads $t" validate -- "$bin" validate --verbose --backend=cpu --threads "$t" "$mixed"
+  measure "mixed" "$bytes" gutf8 "cpu --threads $t" decode -- \
+    "$bin" decode --verbose --errors=replace --backend=cpu --threads "$t" "$mixed"
 done
 reps=${baseline_reps:-$reps}
 ((baselines)) && for f in "${files[@]}"; do

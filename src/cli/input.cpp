@@ -49,6 +49,32 @@ constexpr std::size_t read_slice = std::size_t{2} << 20;
 constexpr std::size_t max_read_threads = 8;
 }  // namespace
 
+std::size_t input_file::read_at(std::span<std::byte> buffer, std::uint64_t offset) const {
+  std::size_t got = 0;
+  while (got < buffer.size()) {
+    const ssize_t n = ::pread(fd_.get(), buffer.data() + got, buffer.size() - got,
+                              static_cast<off_t>(offset + got));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw input_error(name_ + ": " + error_text(errno));
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return got;
+}
+
+std::uint64_t input_file::tell() const {
+  const off_t at = ::lseek(fd_.get(), 0, SEEK_CUR);
+  if (at < 0) throw input_error(name_ + ": " + error_text(errno));
+  return static_cast<std::uint64_t>(at);
+}
+
+void input_file::seek(std::uint64_t offset) {
+  if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0)
+    throw input_error(name_ + ": " + error_text(errno));
+}
+
 std::size_t input_file::read_parallel(std::span<std::byte> buffer, std::uint64_t at) {
   const std::size_t k = std::min(max_read_threads, buffer.size() / read_slice);
   const std::size_t slice = (buffer.size() + k - 1) / k;

@@ -36,6 +36,14 @@ class input_file {
   // early (with what it has) once *cancel is true, so a reader thread can always be joined.
   std::size_t read(std::span<std::byte> buffer, const std::atomic<bool>* cancel = nullptr);
 
+  // Regular files: fills buffer from byte `offset` of the file unless the file ends first and
+  // returns the bytes read; safe on several threads at once (pread), the file offset unmoved.
+  std::size_t read_at(std::span<std::byte> buffer, std::uint64_t offset) const;
+  // The file offset: where the next read() starts, and where the input begins for read_at's
+  // users (standard input may be a regular file that others have read from).
+  [[nodiscard]] std::uint64_t tell() const;
+  void seek(std::uint64_t offset);
+
  private:
   std::size_t read_parallel(std::span<std::byte> buffer, std::uint64_t at);
 

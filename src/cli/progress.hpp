@@ -52,6 +52,7 @@ struct stage_times {
   double h2d = 0, kernels = 0, d2h = 0, staging = 0;  // seconds
   std::uint64_t bytes = 0, gpu_bytes = 0;
   bool gpu_memory_fallback = false;  // --backend=auto left the GPU for lack of its memory
+  unsigned workers = 0;  // > 1: read and process are summed over this many piece workers
   steady_clock::time_point start = steady_clock::now();
 
   [[nodiscard]] std::string report() const;  // one line, without "gutf8: "

@@ -73,7 +73,10 @@ void session::for_each_input(const stream_config& config, fd_writer* sink,
       c.backend.size_hint = in.size().value_or(0);  // lets --backend=auto weigh the transfer
       gutf8::stream stream(c);
       try {
-        pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
+        if (piece_pipeline::suits(in, c))
+          piece_pipeline::run(in, stream, c, options_.backend.threads, options_.chunk_size, sink, bar_, times_);
+        else
+          pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
       } catch (const broken_pipe&) {
         // The reader downstream is gone and the run ends quietly, but what was already found
         // still decides the exit status (stats reports errors and always exits 0).

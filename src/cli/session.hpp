@@ -13,6 +13,7 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/piece_pipeline.hpp"
 #include "cli/pipeline.hpp"
 #include "cli/progress.hpp"
 #include "gutf8/stream.hpp"
@@ -42,7 +43,8 @@ class session {
   [[nodiscard]] stream_config config(operation op, bool histogram = false) const;
 
   // Feeds each input, in order, through a fresh stream (reading, processing and writing
-  // overlapped: cli/pipeline.hpp); the stream's output goes to sink (none for validate/stats).
+  // overlapped: cli/pipeline.hpp, or for a regular file on the CPU backend processed by pieces on
+  // all cores: cli/piece_pipeline.hpp); the stream's output goes to sink (none for validate/stats).
   // The stream's backend options get the input's size as size_hint when it is a regular file.
   // done(name, stream) runs when an input has ended or strict mode stopped it. An input that
   // cannot be read is reported, raises exit_failure and does not stop the others.

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "codec/boundary.hpp"
 #include "codec/cpu_scan.hpp"
 #include "codec/lines.hpp"
 
@@ -96,14 +97,8 @@ void parallel(std::size_t count, const Work& work) {
   work(0);
 }
 
-// The first unit boundary at or after q. A byte that is not a continuation byte always
-// starts a unit; a continuation byte preceded by three continuation bytes does too, since a
-// lead takes at most three. So at most three steps are needed.
 std::size_t split_point(const block_request& rq, std::size_t q) {
-  if (rq.op == operation::encode) return q / 4 * 4;
-  const auto cont = [p = rq.data](std::size_t k) { return detail::is_continuation(p[k]); };
-  while (q < rq.end && cont(q) && !(q >= 3 && cont(q - 1) && cont(q - 2) && cont(q - 3))) ++q;
-  return q;
+  return unit_start_at_or_after(rq.data, q, rq.end, rq.op == operation::encode);
 }
 
 // Joins the pieces in order, moving each output next to the previous one if it is not there.

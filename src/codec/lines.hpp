@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "codec/block.hpp"
 #include "codec/isa.hpp"
 #if GUTF8_SSE2
 #include <emmintrin.h>
@@ -69,6 +70,26 @@ inline std::size_t last_newline(const std::uint8_t* p, std::size_t n, std::size_
     if (v == 0x0Au) return i - 4;
   }
   return no_newline;
+}
+
+// What the line/column bookkeeping needs from a processed block, found while its bytes are at
+// hand, so that a block processed on another thread can be accounted later without them.
+struct line_facts {
+  std::size_t last = no_newline;               // the last newline in [0, consumed)
+  std::uint64_t before_error = 0;              // newlines in [0, first_error)
+  std::size_t last_before_error = no_newline;  // the last newline in [0, first_error)
+};
+
+// locate_error: also the facts about the first error (worth it only when it will be reported).
+inline line_facts find_line_facts(const std::uint8_t* data, const block_result& r, std::size_t unit,
+                                  bool locate_error) noexcept {
+  line_facts f;
+  if (r.lines != 0) f.last = last_newline(data, r.consumed, unit);
+  if (locate_error && r.errors != 0) {
+    f.before_error = count_newlines(data, r.first_error, unit);
+    f.last_before_error = last_newline(data, r.first_error, unit);
+  }
+  return f;
 }
 
 }  // namespace gutf8::internal

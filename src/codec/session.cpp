@@ -79,18 +79,24 @@ block_result session::run_block(const std::uint8_t* data, std::size_t size, std:
   rq.histogram = want_histogram_ ? histogram_.data() : nullptr;
   rq.out = out;
   const block_result r = processor_->process(rq);
-  account(r, data, rq.count_lines);
+  account(r, find_line_facts(data, r, unit(), !stats_.input.first_error), rq.count_lines);
   return r;
+}
+
+void session::commit(const block_result& r, const line_facts& lines) {
+  if (stopped_ || finished_ || carried_ != 0 || want_histogram_)
+    throw error(errc::invalid_argument, "session::commit: not a fresh session fed only by pieces");
+  account(r, lines, /*counted_lines=*/true);
 }
 
 // Order matters: the error is placed, and the newline state moved on, relative to the
 // bytes before this block.
-void session::account(const block_result& r, const std::uint8_t* data, bool counted_lines) {
+void session::account(const block_result& r, const line_facts& lines, bool counted_lines) {
   summary& in = stats_.input;
-  if (r.errors != 0 && !in.first_error) in.first_error = locate(data, r.first_error, r.first_kind);
+  if (r.errors != 0 && !in.first_error) in.first_error = locate(r.first_error, lines, r.first_kind);
   in.errors += r.errors;
   if (counted_lines) {
-    if (r.lines != 0) line_start_ = in.bytes + last_newline(data, r.consumed, unit()) + unit();
+    if (r.lines != 0) line_start_ = in.bytes + lines.last + unit();
     newlines_ += r.lines;
   }
   in.bytes += r.consumed;
@@ -105,14 +111,14 @@ void session::account(const block_result& r, const std::uint8_t* data, bool coun
 
 // Line = 1 + newlines before the unit; column = 1 + units since the last newline: bytes
 // for UTF-8, code points (4-byte values) for encode's UTF-32 input.
-error_position session::locate(const std::uint8_t* data, std::size_t offset, error_kind kind) const {
+error_position session::locate(std::size_t offset, const line_facts& lines, error_kind kind) const {
   const std::size_t u = unit();
   const std::uint64_t base = stats_.input.bytes;
-  const std::size_t last = last_newline(data, offset, u);
-  const std::uint64_t start = last == no_newline ? line_start_ : base + last + u;
+  const std::uint64_t start =
+      lines.last_before_error == no_newline ? line_start_ : base + lines.last_before_error + u;
   error_position at;
   at.offset = base + offset;
-  at.line = 1 + newlines_ + count_newlines(data, offset, u);
+  at.line = 1 + newlines_ + lines.before_error;
   at.column = (at.offset - start) / u + 1;
   at.kind = kind;
   return at;

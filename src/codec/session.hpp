@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/block.hpp"
+#include "codec/lines.hpp"
 #include "gutf8/stream.hpp"
 
 namespace gutf8::internal {
@@ -28,6 +29,11 @@ class session {
   // at out (room for max_output(data.size())) and returns the bytes written.
   std::size_t feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
 
+  // Accounts a block that was processed elsewhere (codec/pieces.hpp) as the next bytes of the
+  // input, its output already placed by the caller. Only for a fresh session without a histogram
+  // that is fed nothing else; the block must have counted its lines.
+  void commit(const block_result& r, const line_facts& lines);
+
   [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
   [[nodiscard]] bool stopped() const noexcept { return stopped_; }
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;
@@ -35,8 +41,8 @@ class session {
  private:
   block_result run_block(const std::uint8_t* data, std::size_t size, std::size_t end, bool at_end,
                          std::uint8_t* out);
-  void account(const block_result& r, const std::uint8_t* data, bool counted_lines);
-  [[nodiscard]] error_position locate(const std::uint8_t* data, std::size_t offset, error_kind kind) const;
+  void account(const block_result& r, const line_facts& lines, bool counted_lines);
+  [[nodiscard]] error_position locate(std::size_t offset, const line_facts& lines, error_kind kind) const;
   [[nodiscard]] std::size_t unit() const noexcept { return op_ == operation::encode ? 4 : 1; }
 
   std::unique_ptr<block_processor> processor_;

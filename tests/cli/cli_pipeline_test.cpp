@@ -31,6 +31,42 @@ TEST_F(pipeline, LargeFileEqualsPipe) {
   }
 }
 
+// A regular file on the CPU backend runs by pieces on all workers (cli/piece_pipeline.hpp), a
+// pipe through the staged pipeline: same output, messages and exit status for every command, any
+// piece size (--chunk-size 16 bytes up) and worker count, with the only error deep in the file
+// (its line and column count every piece before it) or none, and strict mode stopping there.
+TEST_F(pipeline, PiecesOfAFileEqualThePipe) {
+  if (test_backend() != "cpu") GTEST_SKIP() << "pieces run on the CPU backend";
+  std::string late = text_with_errors(300000, 11);
+  late.erase(std::remove_if(late.begin(), late.end(), [](char c) { return (c & 0x80) != 0; }), late.end());
+  late += "z\xC3\xA9\n\xF0\x9F\x98\x80 \xED\xA0\x80 tail\n";  // valid, then one error unit
+  write("late", late);
+  write("mixed", text_with_errors(200000 + 3, 12));
+  write("utf32", utf32le(U"line\nsecond \U0001F600\n") + std::string(50000, 'A') + std::string("\x00\xD8\x00\x00z", 5));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"late", "validate"},         {"late", "validate --json"}, {"late", "decode"},
+      {"late", "stats --json"},     {"mixed", "decode --errors=replace"},
+      {"mixed", "decode --errors=drop"}, {"mixed", "validate --replace"}, {"mixed", "validate --drop"},
+      {"utf32", "encode"},          {"utf32", "encode --errors=replace"}};
+  for (const auto& [file, command] : cases)
+    for (const char* tuning : {"--chunk-size 16 --threads 3", "--chunk-size 4099", "--chunk-size 1M --threads 1"}) {
+      SCOPED_TRACE(file + ": " + command + " " + tuning);
+      const std::string args = command + " --backend=cpu " + tuning;
+      // JSON and stats name the input: <stdin> for the pipe.
+      const std::string digest = "; echo \"$?\"; LC_ALL=C sed 's/<stdin>/" + file + "/' <o | md5sum";
+      const result pieces = shell("\"$GUTF8\" " + args + " " + file + " >o" + digest);
+      const result pipe = shell("cat " + file + " | \"$GUTF8\" " + args + " - >o" + digest);
+      EXPECT_EQ(pieces.out, pipe.out);
+      std::string err = pipe.err;
+      for (std::size_t at; (at = err.find("<stdin>")) != std::string::npos;) err.replace(at, 7, file);
+      EXPECT_EQ(pieces.err, err);
+    }
+  const result strict = run({"decode", "--backend=cpu", "--chunk-size", "4099", "late"});
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(strict.out.size(), 4 * (late.size() - 13)) << "the output stops at the error";
+  EXPECT_NE(strict.err.find("at byte " + std::to_string(late.size() - 9)), std::string::npos) << strict.err;
+}
+
 // Every chunk size gives the CPU backend's bytes (SPEC: output never depends on chunk size or
 // backend): 16 bytes (the minimum) and odd sizes on a small file, then 16 MiB to 256 MiB on a
 // file larger than the largest chunk when the suite runs on the GPU (300 MiB; 24 MiB on the CPU

@@ -1,0 +1,179 @@
+#include "cli/piece_pipeline.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "cli/input.hpp"
+#include "codec/cpu_block.hpp"
+#include "codec/pieces.hpp"
+#include "codec/stream_access.hpp"
+#include "cuda/cuda_block.hpp"
+
+namespace gutf8::cli {
+namespace {
+
+using internal::piece_outcome;
+using internal::piece_plan;
+
+struct slot {
+  std::vector<std::uint8_t> out;  // the piece's output
+  piece_outcome outcome;
+  std::exception_ptr failure;
+  bool ready = false;
+};
+
+// The shared state of one run: which piece comes next, which is committed, the ring.
+class piece_ring {
+ public:
+  piece_ring(std::size_t slots, std::uint64_t pieces) : slots_(slots), pieces_(pieces) {}
+
+  // The next piece for a worker, once its slot is free; none when all are taken or cancelled.
+  std::optional<std::uint64_t> claim() {
+    const std::uint64_t k = next_.fetch_add(1, std::memory_order_relaxed);
+    if (k >= pieces_) return std::nullopt;
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return cancelled_ || k < committed_ + slots_.size(); });
+    if (cancelled_) return std::nullopt;
+    return k;
+  }
+  slot& at(std::uint64_t k) { return slots_[k % slots_.size()]; }
+  void publish(std::uint64_t k) {
+    {
+      std::lock_guard lock(m_);
+      at(k).ready = true;
+    }
+    cv_.notify_all();
+  }
+  // Waits for piece k (the next in order) to be ready.
+  slot& await(std::uint64_t k) {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return at(k).ready; });
+    return at(k);
+  }
+  void release(std::uint64_t k) {
+    {
+      std::lock_guard lock(m_);
+      at(k).ready = false;
+      committed_ = k + 1;
+    }
+    cv_.notify_all();
+  }
+  void cancel() {
+    {
+      std::lock_guard lock(m_);
+      cancelled_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::vector<slot> slots_;
+  std::uint64_t pieces_;
+  std::atomic<std::uint64_t> next_{0};
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::uint64_t committed_ = 0;  // guarded by m_
+  bool cancelled_ = false;       // guarded by m_
+};
+
+unsigned worker_count(unsigned threads, std::uint64_t pieces) {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t wanted = threads != 0 ? threads : hardware;
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(pieces, 1, wanted));
+}
+
+}  // namespace
+
+bool piece_pipeline::suits(const input_file& in, const stream_config& config) {
+  if (!in.size() || *in.size() == 0 || config.histogram) return false;
+  if (config.backend.backend == backend::cuda) return false;
+  return config.backend.backend == backend::cpu || !internal::gpu_selected(config.backend);
+}
+
+void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_config& config,
+                         unsigned threads, std::size_t chunk_bytes, fd_writer* sink,
+                         progress_bar& bar, stage_times& times) {
+  const operation op = config.operation;
+  const std::uint64_t base = in.tell();
+  piece_plan plan;
+  plan.total = *in.size() > base ? *in.size() - base : 0;
+  // UTF-32 pieces are cut at multiples of 4 of the input.
+  plan.piece_bytes = std::max<std::uint64_t>(std::min(chunk_bytes, max_piece_bytes) / 4 * 4, 4);
+  const std::uint64_t pieces = plan.count();
+  const unsigned workers = worker_count(threads, pieces);
+  const std::size_t out_bytes =
+      internal::output_width(op) == 0 ? 0 : internal::output_width(op) * plan.max_window() + 3;
+  piece_ring ring(2 * std::size_t{workers}, pieces);
+  std::atomic<std::int64_t> read_ns{0}, process_ns{0};
+
+  const auto work = [&] {
+    const auto processor = internal::make_cpu_processor(1);
+    std::vector<std::uint8_t> window(plan.max_window());
+    while (const auto k = ring.claim()) {
+      slot& s = ring.at(*k);
+      try {
+        const auto t0 = steady_clock::now();
+        const std::uint64_t from = plan.window_begin(*k);
+        const auto length = static_cast<std::size_t>(plan.window_end(*k) - from);
+        if (in.read_at(std::as_writable_bytes(std::span(window).first(length)), base + from) != length)
+          throw input_error(in.name() + ": the file shrank while it was read");
+        const auto t1 = steady_clock::now();
+        s.out.resize(out_bytes);
+        s.outcome = internal::process_piece(*processor, op, config.policy, plan, *k, window.data(),
+                                            s.out.empty() ? nullptr : s.out.data());
+        const auto t2 = steady_clock::now();
+        read_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+        process_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count();
+      } catch (...) {
+        s.failure = std::current_exception();
+      }
+      ring.publish(*k);
+    }
+  };
+
+  internal::session& session = internal::stream_access::session_of(stream);
+  std::uint64_t done = 0;
+  {
+    std::vector<std::jthread> pool;
+    // However the loop below ends, the workers stop before the ring goes away.
+    struct stopper {
+      piece_ring& ring;
+      std::vector<std::jthread>& pool;
+      ~stopper() {
+        ring.cancel();
+        pool.clear();  // joins
+      }
+    } stop{ring, pool};
+    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work);
+
+    for (std::uint64_t k = 0; k < pieces; ++k) {
+      slot& s = ring.await(k);
+      if (s.failure) std::rethrow_exception(s.failure);
+      session.commit(s.outcome.result, s.outcome.lines);
+      if (sink && s.outcome.result.written != 0) {
+        stage_timer t(times.write);
+        sink->write(std::as_bytes(std::span(s.out).first(s.outcome.result.written)));
+      }
+      const std::uint64_t reached = s.outcome.begin + s.outcome.result.consumed;
+      bar.advance(reached - done);
+      done = reached;
+      ring.release(k);
+      if (session.stopped()) break;  // strict mode stopped at an error unit
+    }
+  }
+  in.seek(base + done);
+  times.bytes += done;
+  times.read += std::chrono::nanoseconds(read_ns.load());
+  times.process += std::chrono::nanoseconds(process_ns.load());
+  times.workers = std::max(times.workers, workers);
+}
+
+}  // namespace gutf8::cli

@@ -1,0 +1,58 @@
+// Random-access processing of one input in pieces, on any threads, in any order.
+//
+// The input is cut at nominal offsets k * piece_bytes. A piece's exact bounds are the unit starts
+// at or after its nominal ones (codec/boundary.hpp), which depend only on the few bytes around
+// each nominal offset: the worker that reads a piece's window (its nominal range widened by
+// piece_lead bytes before and piece_tail after) finds both bounds itself, and neighbours agree.
+// Every unit of the input then lies in exactly one piece, no partial sequence is carried, and
+// session::commit accounts the pieces in input order. The CLI runs regular files on all cores
+// this way (src/cli/piece_pipeline.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/block.hpp"
+#include "codec/lines.hpp"
+
+namespace gutf8::internal {
+
+inline constexpr std::size_t piece_lead = 3;  // the bytes before a cut that decide it
+inline constexpr std::size_t piece_tail = 7;  // a cut moves up to 3 bytes, a unit takes 3 more
+
+struct piece_plan {
+  std::uint64_t total = 0;        // input bytes
+  std::uint64_t piece_bytes = 0;  // nominal piece size (a multiple of 4 for UTF-32 input)
+
+  [[nodiscard]] std::uint64_t count() const noexcept {
+    return piece_bytes == 0 ? 0 : (total + piece_bytes - 1) / piece_bytes;
+  }
+  // The bytes of the input that piece k's worker reads: [window_begin, window_end).
+  [[nodiscard]] std::uint64_t window_begin(std::uint64_t k) const noexcept {
+    const std::uint64_t nominal = k * piece_bytes;
+    return nominal < piece_lead ? 0 : nominal - piece_lead;
+  }
+  [[nodiscard]] std::uint64_t window_end(std::uint64_t k) const noexcept {
+    const std::uint64_t end = (k + 1) * piece_bytes + piece_tail;
+    return end < total ? end : total;
+  }
+  // The largest window, for buffers.
+  [[nodiscard]] std::size_t max_window() const noexcept {
+    return static_cast<std::size_t>(piece_bytes + piece_lead + piece_tail);
+  }
+};
+
+struct piece_outcome {
+  block_result result;  // offsets relative to begin
+  line_facts lines;
+  std::uint64_t begin = 0;  // where the piece starts in the input
+};
+
+// Processes piece k from its window (the input's bytes [plan.window_begin(k), plan.window_end(k)))
+// with processor, which must count lines when asked and not be shared with another thread.
+// out: room for output_width(op) * plan.max_window() + 3 bytes (none for validate and stats).
+piece_outcome process_piece(block_processor& processor, operation op, error_policy policy,
+                            const piece_plan& plan, std::uint64_t k, const std::uint8_t* window,
+                            std::uint8_t* out);
+
+}  // namespace gutf8::internal

@@ -1,0 +1,106 @@
+// Pieces (src/codec/pieces.hpp): an input processed as pieces, several threads taking them in a
+// shuffled order, each from a copy of just its window, then committed in input order, gives the
+// one-shot result: output, summary, first-error line and column, stats.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "check.hpp"
+#include "codec/cpu_block.hpp"
+#include "codec/pieces.hpp"
+#include "codec/stream_access.hpp"
+
+namespace {
+
+using namespace gutf8;
+using namespace gutf8::test;
+using internal::piece_outcome;
+using internal::piece_plan;
+
+outcome by_pieces(operation op, error_policy p, const std::string& in, std::uint64_t piece_bytes,
+                  std::mt19937_64& g) {
+  const piece_plan plan{in.size(), piece_bytes};
+  const std::size_t count = plan.count();
+  std::vector<piece_outcome> done(count);
+  std::vector<std::vector<std::uint8_t>> outs(count);
+  std::vector<std::size_t> order(count);
+  for (std::size_t k = 0; k < count; ++k) order[k] = k;
+  std::shuffle(order.begin(), order.end(), g);
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    const auto processor = internal::make_cpu_processor(1);
+    for (std::size_t i; (i = next++) < count;) {
+      const std::size_t k = order[i];
+      // A copy of the window alone: a read outside it is a sanitizer finding.
+      const std::vector<std::uint8_t> window(in.begin() + static_cast<std::ptrdiff_t>(plan.window_begin(k)),
+                                             in.begin() + static_cast<std::ptrdiff_t>(plan.window_end(k)));
+      outs[k].resize(internal::output_width(op) * plan.max_window() + 3);
+      done[k] = internal::process_piece(*processor, op, p, plan, k, window.data(), outs[k].data());
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 0; t < 3; ++t) pool.emplace_back(worker);
+  }
+  stream s(stream_config{op, p, false, {}});
+  internal::session& session = internal::stream_access::session_of(s);
+  std::string out;
+  std::uint64_t reached = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    EXPECT_EQ(done[k].begin, reached) << "piece " << k << " does not start where the last ended";
+    session.commit(done[k].result, done[k].lines);
+    out.append(reinterpret_cast<const char*>(outs[k].data()), done[k].result.written);
+    reached = done[k].begin + done[k].result.consumed;
+    if (s.stopped()) break;
+  }
+  return {out, s.stats()};
+}
+
+std::vector<std::string> inputs(std::mt19937_64& g, operation op) {
+  if (op == operation::encode)
+    return {random_utf32(g, 701, 0.0) + std::string("\x0A\0\0\0", 4) + random_utf32(g, 300, 0.0),
+            random_utf32(g, 577, 0.02) + "\x41\x00", random_utf32(g, 293, 0.3)};
+  std::string late = random_text(g, 3001, 0.0);
+  late += "\xE2\x82";  // the only error, far into the input: its line counts every piece before
+  late += random_text(g, 50, 0.0);
+  return {random_text(g, 2511, 0.0), random_text(g, 2423, 0.01), random_text(g, 997, 0.3) + "\xF0\x9F",
+          late, std::string(40, '\x80') + "\xC3"};
+}
+
+TEST(Pieces, AnyPieceSizeAndOrderEqualsOneShot) {
+  auto g = rng(41);
+  const std::pair<operation, error_policy> cases[] = {
+      {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
+      {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
+      {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::strict},
+      {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
+      {operation::encode, error_policy::strict},   {operation::encode, error_policy::replace},
+      {operation::encode, error_policy::drop}};
+  for (const auto& [op, p] : cases)
+    for (const std::string& in : inputs(g, op)) {
+      const outcome whole = one_shot(op, p, in);
+      for (std::uint64_t size : {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 64, 255, 1000, 4099, 100000}) {
+        if (op == operation::encode) size = (size + 3) / 4 * 4;  // UTF-32 is cut at multiples of 4
+        SCOPED_TRACE(testing::Message() << name(op) << '/' << name(p) << ", " << in.size()
+                                        << " bytes, pieces of " << size);
+        EXPECT_TRUE(same(by_pieces(op, p, in, size, g), whole));
+      }
+    }
+}
+
+// The cut is a unit start whichever side of it a worker stands on, also in runs of continuation
+// bytes (each a unit of its own) and right at the start and end of the input.
+TEST(Pieces, CutsAgreeInContinuationRuns) {
+  auto g = rng(42);
+  for (const std::string& in : {std::string(9, '\x80'), std::string("\xF0\x90\x80") + std::string(7, '\xBF'),
+                                std::string("a\xE2\x82\xAC\xE2\x82"), std::string("\xF4\x8F\xBF\xBF\xF4")})
+    for (std::uint64_t size = 1; size <= in.size() + 1; ++size) {
+      SCOPED_TRACE(testing::Message() << in.size() << " bytes, pieces of " << size);
+      EXPECT_TRUE(same(by_pieces(operation::decode, error_policy::replace, in, size, g),
+                       one_shot(operation::decode, error_policy::replace, in)));
+    }
+}
+
+}  // namespace
