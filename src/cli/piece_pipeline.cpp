@@ -13,6 +13,7 @@
 
 #include "cli/input.hpp"
 #include "codec/cpu_block.hpp"
+#include "codec/lines.hpp"
 #include "codec/pieces.hpp"
 #include "codec/stream_access.hpp"
 #include "cuda/cuda_block.hpp"
@@ -40,22 +41,24 @@ class piece_ring {
     const std::uint64_t k = next_.fetch_add(1, std::memory_order_relaxed);
     if (k >= pieces_) return std::nullopt;
     std::unique_lock lock(m_);
-    cv_.wait(lock, [&] { return cancelled_ || k < committed_ + slots_.size(); });
+    slot_freed_.wait(lock, [&] { return cancelled_ || k < committed_ + slots_.size(); });
     if (cancelled_) return std::nullopt;
     return k;
   }
   slot& at(std::uint64_t k) { return slots_[k % slots_.size()]; }
+  // Only the committing thread waits for a piece; only workers wait for a slot: two condition
+  // variables, so that a finished piece does not wake every worker.
   void publish(std::uint64_t k) {
     {
       std::lock_guard lock(m_);
       at(k).ready = true;
     }
-    cv_.notify_all();
+    piece_ready_.notify_one();
   }
   // Waits for piece k (the next in order) to be ready.
   slot& await(std::uint64_t k) {
     std::unique_lock lock(m_);
-    cv_.wait(lock, [&] { return at(k).ready; });
+    piece_ready_.wait(lock, [&] { return at(k).ready; });
     return at(k);
   }
   void release(std::uint64_t k) {
@@ -64,14 +67,14 @@ class piece_ring {
       at(k).ready = false;
       committed_ = k + 1;
     }
-    cv_.notify_all();
+    slot_freed_.notify_all();
   }
   void cancel() {
     {
       std::lock_guard lock(m_);
       cancelled_ = true;
     }
-    cv_.notify_all();
+    slot_freed_.notify_all();
   }
 
  private:
@@ -79,10 +82,55 @@ class piece_ring {
   std::uint64_t pieces_;
   std::atomic<std::uint64_t> next_{0};
   std::mutex m_;
-  std::condition_variable cv_;
+  std::condition_variable piece_ready_, slot_freed_;
   std::uint64_t committed_ = 0;  // guarded by m_
   bool cancelled_ = false;       // guarded by m_
 };
+
+struct prefix_lines {
+  std::uint64_t newlines = 0;
+  std::uint64_t line_start = 0;  // just after the last newline, 0 when none
+};
+
+// The newlines of the input's first `end` bytes (the file from base on), read again in slices on
+// `threads` threads: what placing the first error needs when the pieces did not count lines.
+prefix_lines count_prefix_lines(const input_file& in, std::uint64_t base, std::uint64_t end,
+                                std::size_t unit, unsigned threads) {
+  constexpr std::size_t block = std::size_t{1} << 20;  // a multiple of 4: UTF-32 stays aligned
+  const std::uint64_t blocks = (end + block - 1) / block;
+  std::vector<prefix_lines> per_block(blocks);
+  std::vector<std::exception_ptr> failure(threads);
+  std::atomic<std::uint64_t> next{0};
+  const auto work = [&](unsigned t) {
+    std::vector<std::uint8_t> buffer(block);
+    try {
+      for (std::uint64_t b; (b = next++) < blocks;) {
+        const std::uint64_t from = b * block;
+        const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(block, end - from));
+        if (in.read_at(std::as_writable_bytes(std::span(buffer).first(length)), base + from) != length)
+          throw input_error(in.name() + ": the file shrank while it was read");
+        per_block[b].newlines = internal::count_newlines(buffer.data(), length, unit);
+        const std::size_t last = internal::last_newline(buffer.data(), length, unit);
+        if (last != internal::no_newline) per_block[b].line_start = from + last + unit;
+      }
+    } catch (...) {
+      failure[t] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+  }
+  for (const auto& f : failure)
+    if (f) std::rethrow_exception(f);
+  prefix_lines total;
+  for (const prefix_lines& p : per_block) {
+    total.newlines += p.newlines;
+    total.line_start = std::max(total.line_start, p.line_start);
+  }
+  return total;
+}
 
 unsigned worker_count(unsigned threads, std::uint64_t pieces) {
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -111,7 +159,8 @@ void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_con
   const unsigned workers = worker_count(threads, pieces);
   const std::size_t out_bytes =
       internal::output_width(op) == 0 ? 0 : internal::output_width(op) * plan.max_window() + 3;
-  piece_ring ring(2 * std::size_t{workers}, pieces);
+  // Room for every worker's piece and a few finished ones waiting for a slower neighbour.
+  piece_ring ring(std::size_t{workers} + workers / 2 + 2, pieces);
   std::atomic<std::int64_t> read_ns{0}, process_ns{0};
 
   const auto work = [&] {
@@ -157,7 +206,12 @@ void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_con
     for (std::uint64_t k = 0; k < pieces; ++k) {
       slot& s = ring.await(k);
       if (s.failure) std::rethrow_exception(s.failure);
-      session.commit(s.outcome.result, s.outcome.lines);
+      const piece_outcome& o = s.outcome;
+      if (o.result.errors != 0 && !o.counted_lines && session.error_unplaced()) {
+        const prefix_lines before = count_prefix_lines(in, base, o.begin, op == operation::encode ? 4 : 1, workers);
+        session.set_lines_before(before.newlines, before.line_start);
+      }
+      session.commit(o.result, o.lines, o.counted_lines);
       if (sink && s.outcome.result.written != 0) {
         stage_timer t(times.write);
         sink->write(std::as_bytes(std::span(s.out).first(s.outcome.result.written)));

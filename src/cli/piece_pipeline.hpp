@@ -22,8 +22,9 @@ class input_file;
 
 class piece_pipeline {
  public:
-  // Larger pieces fall out of a core's cache; --chunk-size lowers it (tests use 16 bytes).
-  static constexpr std::size_t max_piece_bytes = std::size_t{1} << 20;
+  // A core's L2 on the GPU host (Xeon, 2 MiB); 256 KiB to 4 MiB measured there, 1 and 2 MiB
+  // best (bench/results/e2e.md). --chunk-size lowers it (tests use 16 bytes).
+  static constexpr std::size_t max_piece_bytes = std::size_t{2} << 20;
 
   // Whether run() takes this input: a non-empty regular file that the CPU backend processes
   // (backend cpu, or auto when the GPU would not be chosen) without a code point histogram.

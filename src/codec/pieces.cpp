@@ -26,10 +26,11 @@ piece_outcome process_piece(block_processor& processor, operation op, error_poli
   rq.size = size - begin;
   rq.end = end - begin;
   rq.at_end = plan.window_end(k) == plan.total;
-  rq.count_lines = true;  // an error in a later piece is placed by the lines before it
+  rq.count_lines = op == operation::stats;
   rq.out = out;
   piece_outcome o;
   o.begin = at + begin;
+  o.counted_lines = rq.count_lines;
   o.result = processor.process(rq);
   o.lines = find_line_facts(rq.data, o.result, utf32 ? 4 : 1, /*locate_error=*/true);
   return o;

@@ -44,12 +44,16 @@ struct piece_plan {
 
 struct piece_outcome {
   block_result result;  // offsets relative to begin
-  line_facts lines;
+  line_facts lines;     // the piece's own: its newlines only when it counted them
+  bool counted_lines = false;
   std::uint64_t begin = 0;  // where the piece starts in the input
 };
 
 // Processes piece k from its window (the input's bytes [plan.window_begin(k), plan.window_end(k)))
-// with processor, which must count lines when asked and not be shared with another thread.
+// with processor, which must not be shared with another thread. Only stats counts the newlines of
+// every piece: that doubles the work of validating ASCII, and the other operations need them just
+// to place the first error, so session::commit's caller counts the lines before that piece then
+// (set_lines_before). The facts about the piece's own first error are always found.
 // out: room for output_width(op) * plan.max_window() + 3 bytes (none for validate and stats).
 piece_outcome process_piece(block_processor& processor, operation op, error_policy policy,
                             const piece_plan& plan, std::uint64_t k, const std::uint8_t* window,

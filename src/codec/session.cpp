@@ -83,10 +83,15 @@ block_result session::run_block(const std::uint8_t* data, std::size_t size, std:
   return r;
 }
 
-void session::commit(const block_result& r, const line_facts& lines) {
+void session::commit(const block_result& r, const line_facts& lines, bool counted_lines) {
   if (stopped_ || finished_ || carried_ != 0 || want_histogram_)
     throw error(errc::invalid_argument, "session::commit: not a fresh session fed only by pieces");
-  account(r, lines, /*counted_lines=*/true);
+  account(r, lines, counted_lines);
+}
+
+void session::set_lines_before(std::uint64_t newlines, std::uint64_t line_start) noexcept {
+  newlines_ = newlines;
+  line_start_ = line_start;
 }
 
 // Order matters: the error is placed, and the newline state moved on, relative to the

@@ -31,8 +31,15 @@ class session {
 
   // Accounts a block that was processed elsewhere (codec/pieces.hpp) as the next bytes of the
   // input, its output already placed by the caller. Only for a fresh session without a histogram
-  // that is fed nothing else; the block must have counted its lines.
-  void commit(const block_result& r, const line_facts& lines);
+  // that is fed nothing else. counted_lines: the block counted its lines (stats must); blocks that
+  // did not leave the newline state behind, and an error in a later block can only be placed
+  // after set_lines_before() has brought it up to date.
+  void commit(const block_result& r, const line_facts& lines, bool counted_lines);
+  // The newlines in the input before the next block, and the offset just after the last of them
+  // (0 when none): for a caller that counted them itself instead of having every block count.
+  void set_lines_before(std::uint64_t newlines, std::uint64_t line_start) noexcept;
+  // Whether the next block's error would be the first one (and so needs the lines before it).
+  [[nodiscard]] bool error_unplaced() const noexcept { return !stats_.input.first_error; }
 
   [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
   [[nodiscard]] bool stopped() const noexcept { return stopped_; }

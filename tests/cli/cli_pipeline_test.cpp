@@ -39,7 +39,8 @@ TEST_F(pipeline, PiecesOfAFileEqualThePipe) {
   if (test_backend() != "cpu") GTEST_SKIP() << "pieces run on the CPU backend";
   std::string late = text_with_errors(300000, 11);
   late.erase(std::remove_if(late.begin(), late.end(), [](char c) { return (c & 0x80) != 0; }), late.end());
-  late += "z\xC3\xA9\n\xF0\x9F\x98\x80 \xED\xA0\x80 tail\n";  // valid, then one error unit
+  // Valid, then one error unit on a line that begins pieces before it.
+  late += "z\xC3\xA9\n\xF0\x9F\x98\x80 " + std::string(10000, 'x') + "\xED\xA0\x80 tail\n";
   write("late", late);
   write("mixed", text_with_errors(200000 + 3, 12));
   write("utf32", utf32le(U"line\nsecond \U0001F600\n") + std::string(50000, 'A') + std::string("\x00\xD8\x00\x00z", 5));
