@@ -48,7 +48,7 @@ po::options_description common_options(raw_values& v) {
     ("device", po::value(&v.device)->value_name("N"), "CUDA device ordinal (default 0)")
     ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
      "read and process SIZE bytes at a time; K, M and G are multiples of 1024; "
-     "at least 16 (default 16M)")
+     "at least 16 (default 16M; the CPU backend reads a regular file in pieces of at most 2M)")
     ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
      "cap the GPU memory gutf8 uses; K, M and G as for --chunk-size, 0 = no cap (default 0); "
      "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
