@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -79,19 +80,13 @@ std::size_t input_file::read_parallel(std::span<std::byte> buffer, std::uint64_t
   const std::size_t k = std::min(max_read_threads, buffer.size() / read_slice);
   const std::size_t slice = (buffer.size() + k - 1) / k;
   std::vector<std::size_t> got(k, 0);
-  std::vector<int> failure(k, 0);
+  std::vector<std::exception_ptr> failure(k);
   const auto work = [&](std::size_t i) {
     const std::size_t begin = i * slice, length = std::min(slice, buffer.size() - begin);
-    while (got[i] < length) {
-      const ssize_t n = ::pread(fd_.get(), buffer.data() + begin + got[i], length - got[i],
-                                static_cast<off_t>(at + begin + got[i]));
-      if (n == 0) return;
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        failure[i] = errno;
-        return;
-      }
-      got[i] += static_cast<std::size_t>(n);
+    try {
+      got[i] = read_at(buffer.subspan(begin, length), at + begin);
+    } catch (...) {
+      failure[i] = std::current_exception();
     }
   };
   {
@@ -101,7 +96,7 @@ std::size_t input_file::read_parallel(std::span<std::byte> buffer, std::uint64_t
   }
   std::size_t filled = 0;
   for (std::size_t i = 0; i < k; ++i) {
-    if (failure[i] != 0) throw input_error(name_ + ": " + error_text(failure[i]));
+    if (failure[i]) std::rethrow_exception(failure[i]);
     filled += got[i];
     if (got[i] < std::min(slice, buffer.size() - i * slice)) break;  // the end of the file
   }

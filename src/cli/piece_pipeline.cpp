@@ -87,18 +87,21 @@ class piece_ring {
   bool cancelled_ = false;       // guarded by m_
 };
 
-struct prefix_lines {
-  std::uint64_t newlines = 0;
-  std::uint64_t line_start = 0;  // just after the last newline, 0 when none
-};
+using internal::lines_before;
 
-// The newlines of the input's first `end` bytes (the file from base on), read again in slices on
+// Fills buffer from byte `offset` of the file, which was at least that long when the run began.
+void read_exactly(const input_file& in, std::span<std::uint8_t> buffer, std::uint64_t offset) {
+  if (in.read_at(std::as_writable_bytes(buffer), offset) != buffer.size())
+    throw input_error(in.name() + ": the file shrank while it was read");
+}
+
+// The lines of the input's first `end` bytes (the file from base on), read again in slices on
 // `threads` threads: what placing the first error needs when the pieces did not count lines.
-prefix_lines count_prefix_lines(const input_file& in, std::uint64_t base, std::uint64_t end,
+lines_before count_prefix_lines(const input_file& in, std::uint64_t base, std::uint64_t end,
                                 std::size_t unit, unsigned threads) {
   constexpr std::size_t block = std::size_t{1} << 20;  // a multiple of 4: UTF-32 stays aligned
   const std::uint64_t blocks = (end + block - 1) / block;
-  std::vector<prefix_lines> per_block(blocks);
+  std::vector<lines_before> per_block(blocks);
   std::vector<std::exception_ptr> failure(threads);
   std::atomic<std::uint64_t> next{0};
   const auto work = [&](unsigned t) {
@@ -107,11 +110,8 @@ prefix_lines count_prefix_lines(const input_file& in, std::uint64_t base, std::u
       for (std::uint64_t b; (b = next++) < blocks;) {
         const std::uint64_t from = b * block;
         const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(block, end - from));
-        if (in.read_at(std::as_writable_bytes(std::span(buffer).first(length)), base + from) != length)
-          throw input_error(in.name() + ": the file shrank while it was read");
-        per_block[b].newlines = internal::count_newlines(buffer.data(), length, unit);
-        const std::size_t last = internal::last_newline(buffer.data(), length, unit);
-        if (last != internal::no_newline) per_block[b].line_start = from + last + unit;
+        read_exactly(in, std::span(buffer).first(length), base + from);
+        per_block[b] = internal::count_lines_before(buffer.data(), length, unit, from);
       }
     } catch (...) {
       failure[t] = std::current_exception();
@@ -124,8 +124,8 @@ prefix_lines count_prefix_lines(const input_file& in, std::uint64_t base, std::u
   }
   for (const auto& f : failure)
     if (f) std::rethrow_exception(f);
-  prefix_lines total;
-  for (const prefix_lines& p : per_block) {
+  lines_before total;
+  for (const lines_before& p : per_block) {
     total.newlines += p.newlines;
     total.line_start = std::max(total.line_start, p.line_start);
   }
@@ -142,8 +142,8 @@ unsigned worker_count(unsigned threads, std::uint64_t pieces) {
 
 bool piece_pipeline::suits(const input_file& in, const stream_config& config) {
   if (!in.size() || *in.size() == 0 || config.histogram) return false;
-  if (config.backend.backend == backend::cuda) return false;
-  return config.backend.backend == backend::cpu || !internal::gpu_selected(config.backend);
+  // Not for backend::cuda even without a GPU: that must fail (exit 3), not fall back.
+  return config.backend.backend != backend::cuda && !internal::gpu_selected(config.backend);
 }
 
 void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_config& config,
@@ -172,8 +172,7 @@ void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_con
         const auto t0 = steady_clock::now();
         const std::uint64_t from = plan.window_begin(*k);
         const auto length = static_cast<std::size_t>(plan.window_end(*k) - from);
-        if (in.read_at(std::as_writable_bytes(std::span(window).first(length)), base + from) != length)
-          throw input_error(in.name() + ": the file shrank while it was read");
+        read_exactly(in, std::span(window).first(length), base + from);
         const auto t1 = steady_clock::now();
         s.out.resize(out_bytes);
         s.outcome = internal::process_piece(*processor, op, config.policy, plan, *k, window.data(),
@@ -207,16 +206,14 @@ void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_con
       slot& s = ring.await(k);
       if (s.failure) std::rethrow_exception(s.failure);
       const piece_outcome& o = s.outcome;
-      if (o.result.errors != 0 && !o.counted_lines && session.error_unplaced()) {
-        const prefix_lines before = count_prefix_lines(in, base, o.begin, op == operation::encode ? 4 : 1, workers);
-        session.set_lines_before(before.newlines, before.line_start);
-      }
+      if (o.result.errors != 0 && !o.counted_lines && session.error_unplaced())
+        session.set_lines_before(count_prefix_lines(in, base, o.begin, internal::line_unit(op), workers));
       session.commit(o.result, o.lines, o.counted_lines);
-      if (sink && s.outcome.result.written != 0) {
+      if (sink && o.result.written != 0) {
         stage_timer t(times.write);
-        sink->write(std::as_bytes(std::span(s.out).first(s.outcome.result.written)));
+        sink->write(std::as_bytes(std::span(s.out).first(o.result.written)));
       }
-      const std::uint64_t reached = s.outcome.begin + s.outcome.result.consumed;
+      const std::uint64_t reached = o.begin + o.result.consumed;
       bar.advance(reached - done);
       done = reached;
       ring.release(k);

@@ -84,7 +84,7 @@ piece run_piece(const block_request& rq, std::size_t begin, std::size_t end, cpu
   j.histogram = rq.histogram;
   j.level = level;
   piece p{scan(rq.op, rq.policy, j), 0, out_at};
-  if (rq.count_lines) p.lines = count_newlines(j.in, p.scan.consumed, rq.op == operation::encode ? 4 : 1);
+  if (rq.count_lines) p.lines = count_newlines(j.in, p.scan.consumed, line_unit(rq.op));
   return p;
 }
 

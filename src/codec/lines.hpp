@@ -72,6 +72,25 @@ inline std::size_t last_newline(const std::uint8_t* p, std::size_t n, std::size_
   return no_newline;
 }
 
+// Lines end at U+000A: a byte of UTF-8, a 4-byte value of encode's UTF-32LE input.
+constexpr std::size_t line_unit(operation op) noexcept { return op == operation::encode ? 4 : 1; }
+
+// The newlines of some bytes of the input that begin at `offset`, and the input offset just after
+// the last of them (0 when none): what comes before a block whose error is to be placed.
+struct lines_before {
+  std::uint64_t newlines = 0;
+  std::uint64_t line_start = 0;
+};
+
+inline lines_before count_lines_before(const std::uint8_t* p, std::size_t n, std::size_t unit,
+                                       std::uint64_t offset = 0) noexcept {
+  lines_before b;
+  b.newlines = count_newlines(p, n, unit);
+  const std::size_t last = last_newline(p, n, unit);
+  if (last != no_newline) b.line_start = offset + last + unit;
+  return b;
+}
+
 // What the line/column bookkeeping needs from a processed block, found while its bytes are at
 // hand, so that a block processed on another thread can be accounted later without them.
 struct line_facts {

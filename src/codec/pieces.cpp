@@ -32,7 +32,7 @@ piece_outcome process_piece(block_processor& processor, operation op, error_poli
   o.begin = at + begin;
   o.counted_lines = rq.count_lines;
   o.result = processor.process(rq);
-  o.lines = find_line_facts(rq.data, o.result, utf32 ? 4 : 1, /*locate_error=*/true);
+  o.lines = find_line_facts(rq.data, o.result, line_unit(op), /*locate_error=*/true);
   return o;
 }
 

@@ -89,9 +89,9 @@ void session::commit(const block_result& r, const line_facts& lines, bool counte
   account(r, lines, counted_lines);
 }
 
-void session::set_lines_before(std::uint64_t newlines, std::uint64_t line_start) noexcept {
-  newlines_ = newlines;
-  line_start_ = line_start;
+void session::set_lines_before(const lines_before& before) noexcept {
+  newlines_ = before.newlines;
+  line_start_ = before.line_start;
 }
 
 // Order matters: the error is placed, and the newline state moved on, relative to the

@@ -31,13 +31,13 @@ class session {
 
   // Accounts a block that was processed elsewhere (codec/pieces.hpp) as the next bytes of the
   // input, its output already placed by the caller. Only for a fresh session without a histogram
-  // that is fed nothing else. counted_lines: the block counted its lines (stats must); blocks that
-  // did not leave the newline state behind, and an error in a later block can only be placed
-  // after set_lines_before() has brought it up to date.
+  // that is fed nothing else. counted_lines: the block counted its newlines (stats needs them all).
+  // A block that did not count them leaves the newline state behind, so the first error after such blocks is
+  // placed only after set_lines_before() has brought that state up to date.
   void commit(const block_result& r, const line_facts& lines, bool counted_lines);
-  // The newlines in the input before the next block, and the offset just after the last of them
-  // (0 when none): for a caller that counted them itself instead of having every block count.
-  void set_lines_before(std::uint64_t newlines, std::uint64_t line_start) noexcept;
+  // The lines of the whole input before the next block, counted by the caller itself instead of
+  // by every block.
+  void set_lines_before(const lines_before& before) noexcept;
   // Whether the next block's error would be the first one (and so needs the lines before it).
   [[nodiscard]] bool error_unplaced() const noexcept { return !stats_.input.first_error; }
 
@@ -50,7 +50,7 @@ class session {
                          std::uint8_t* out);
   void account(const block_result& r, const line_facts& lines, bool counted_lines);
   [[nodiscard]] error_position locate(std::size_t offset, const line_facts& lines, error_kind kind) const;
-  [[nodiscard]] std::size_t unit() const noexcept { return op_ == operation::encode ? 4 : 1; }
+  [[nodiscard]] std::size_t unit() const noexcept { return line_unit(op_); }
 
   std::unique_ptr<block_processor> processor_;
   operation op_;

@@ -53,11 +53,8 @@ outcome by_pieces(operation op, error_policy p, const std::string& in, std::uint
     const piece_outcome& o = done[k];
     if (o.result.errors != 0 && !o.counted_lines && session.error_unplaced()) {
       // What the CLI's committer does then: count the lines before the piece itself.
-      const auto* bytes_at = reinterpret_cast<const std::uint8_t*>(in.data());
-      const std::size_t unit = op == operation::encode ? 4 : 1;
-      const std::size_t last = internal::last_newline(bytes_at, o.begin, unit);
-      session.set_lines_before(internal::count_newlines(bytes_at, o.begin, unit),
-                               last == internal::no_newline ? 0 : last + unit);
+      session.set_lines_before(internal::count_lines_before(reinterpret_cast<const std::uint8_t*>(in.data()),
+                                                            o.begin, internal::line_unit(op)));
     }
     session.commit(o.result, o.lines, o.counted_lines);
     out.append(reinterpret_cast<const char*>(outs[k].data()), done[k].result.written);
