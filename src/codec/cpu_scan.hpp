@@ -3,12 +3,13 @@
 // of a buffer readable up to `limit`, so a block can be split at unit boundaries and
 // the pieces scanned independently (threads) with results identical to one pass.
 //
-// UTF-8 has a fast path per ISA level and one exact path. The fast paths take a chunk that
-// starts at a unit boundary (16 bytes portable, 32 AVX2, 64 AVX-512), check it as a whole
-// and handle its well-formed units without a loop-carried dependency on sequence lengths,
-// so mixed scripts do not stall them. Any doubt (an error, a sequence longer than the
-// chunk) sends the chunk to the exact path, a byte-at-a-time walk of Unicode Table 3-7
-// (detail::continues) that defines the maximal-subpart error units.
+// UTF-8 has a fast path per ISA level and one exact path. The portable and AVX2 paths take
+// a chunk that starts at a unit boundary (16 or 32 bytes), check it as a whole and handle
+// its well-formed units; the AVX-512 path steps through 64-byte blocks at fixed offsets,
+// each checked against the end of the one before, so no step waits for the sequence
+// lengths of the last. Any doubt (an error, a sequence longer than the chunk) sends those
+// bytes to the exact path, a byte-at-a-time walk of Unicode Table 3-7 (detail::continues)
+// that defines the maximal-subpart error units.
 #pragma once
 
 #include <array>
@@ -215,16 +216,98 @@ class utf8_scanner {
     return run_portable(i);
   }
 
+  // 64-byte blocks at fixed steps, each checked against the end of the one before, so no
+  // block waits for the sequence lengths of the last. A block's units are handled once the
+  // next block has passed too (its last sequence may end there). After an error, the
+  // exact path takes the units from the last good one past the failing block, and the
+  // blocks start again at a unit boundary.
   GUTF8_AVX512 segment_result run_avx512() noexcept {
     std::size_t i = 0;
-    while (i < end_ && end_ - i >= 64 && limit_ - i >= 80 && room(64)) {  // decode16 reads 32 at +48
-      if (const unsigned n = chunk64(i)) {
-        i += n;
-        continue;
-      }
-      if (!exact_units(i, i + 64)) return finish(i);
+    while (i < end_) {
+      const block_stop s = blocks_avx512(i);
+      i = s.at;
+      if (s.failed_block_end == 0) break;
+      if (!exact_units(i, s.failed_block_end)) return finish(i);
     }
     return run_portable(i);
+  }
+
+  struct block_stop {
+    std::size_t at;                // a unit boundary: every unit before it is handled
+    std::size_t failed_block_end;  // 0, or the end of the block that failed the check
+  };
+
+  GUTF8_AVX512 block_stop blocks_avx512(std::size_t i) noexcept {
+    constexpr std::size_t n = 64, ascii_run = 4;
+    constexpr bool classes = M == mode::stats;
+    if (i + n > end_ || i + n > limit_ || !room(n)) return {i, 0};
+    __m512i v = _mm512_loadu_si512(in_ + i);
+    avx512::chunk_masks m = avx512::analyse<classes>(v, _mm512_setzero_si512());
+    if (m.errors != 0) return {i, i + n};
+    for (;;) {
+      if (!room(n)) {  // v's units stay for the exact writes of the portable path
+        const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
+        finish_crossing(i, first_start);
+        return {first_start, 0};
+      }
+      const std::size_t next = i + n;
+      if (next + n > end_ || next + n > limit_) break;
+      // Runs of ASCII blocks skip the checks (a branch that mixed scripts rarely take).
+      if (m.cut == 0 && next + ascii_run * n <= std::min(end_, limit_) && room(ascii_run * n) &&
+          avx512::all_ascii<ascii_run>(in_ + next)) {
+        emit_block(i, m, n);
+        for (std::size_t k = 0; k + 1 < ascii_run; ++k) emit_block(next + k * n, avx512::ascii_chunk, n);
+        i = next + (ascii_run - 1) * n;
+        v = _mm512_loadu_si512(in_ + i), m = avx512::ascii_chunk;
+        continue;
+      }
+      const __m512i w = _mm512_loadu_si512(in_ + next);
+      const avx512::chunk_masks after = avx512::analyse<classes>(w, v);
+      if (after.errors != 0) {
+        const unsigned used = avx512::uncut(m);
+        emit_block(i, m, used);
+        return {i + used, next + n};
+      }
+      emit_block(i, m, n);
+      i = next, v = w, m = after;
+    }
+    const unsigned used = avx512::uncut(m);
+    emit_block(i, m, used);
+    return {i + used, 0};
+  }
+
+  // The units that start in the first `used` bytes of the checked block at i. Sanitize
+  // copies whole blocks: its output has reached input position i, the others' the first
+  // unit start at or after i.
+  GUTF8_AVX512 GUTF8_ALWAYS_INLINE void emit_block(std::size_t i, const avx512::chunk_masks& m, unsigned used) noexcept {
+    const u8* w = in_ + i;
+    const std::uint64_t starts = used == 64 ? m.starts : m.starts & ((std::uint64_t{1} << used) - 1);
+    if constexpr (M == mode::sanitize) {
+      _mm512_storeu_si512(out_, _mm512_loadu_si512(w));  // room: 4 output bytes per input byte
+      out_ += used;
+    } else if constexpr (M == mode::stats && !Histogram) {
+      count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
+    } else if constexpr (M == mode::decode) {
+      if (m.non_ascii == 0 && used == 64) {
+        avx512::widen64(w, out_);
+        out_ += 256;
+      } else {
+        out_ = avx512::decode_starts(w, starts, out_);
+      }
+    } else if constexpr (Histogram) {
+      alignas(64) std::array<u8, 4 * 64 + 64> local;
+      finish_chunk(avx512::decode_starts(w, starts, local.data()), local.data());
+      count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
+    }
+  }
+
+  // Sanitize stopping at a unit start s after i: the bytes before s still to be copied
+  // (the end of the sequence the block before i cut).
+  void finish_crossing([[maybe_unused]] std::size_t i, [[maybe_unused]] std::size_t s) noexcept {
+    if constexpr (M == mode::sanitize) {
+      std::memcpy(out_, in_ + i, s - i);
+      out_ += s - i;
+    }
   }
 
   // The well-formed units that start in the 32 bytes at i; 0 when the chunk has an error.
@@ -255,40 +338,6 @@ class utf8_scanner {
     }
     if constexpr (M == mode::sanitize) {
       std::memcpy(out_, w, 32);  // room: 3 output bytes per remaining input byte
-      out_ += used;
-    }
-    if constexpr (M == mode::stats) count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
-    return used;
-  }
-
-  // As chunk32, for 64 bytes.
-  GUTF8_AVX512 unsigned chunk64(std::size_t i) noexcept {
-    const u8* w = in_ + i;
-    const avx512::chunk_masks m = avx512::analyse(w);
-    if (m.non_ascii == 0) {
-      if constexpr (M == mode::decode) {
-        avx512::widen64(w, out_);
-        out_ += 256;
-      } else {
-        ascii_run(w, 64);
-      }
-      return 64;
-    }
-    if (m.errors != 0) return 0;
-    const unsigned used = avx512::uncut(m);
-    const std::uint64_t starts = used == 64 ? m.starts : m.starts & ((std::uint64_t{1} << used) - 1);
-    if constexpr (M == mode::decode || Histogram) {
-      [[maybe_unused]] alignas(64) std::array<u8, 4 * 64 + 64> local;
-      u8* o = M == mode::decode ? out_ : local.data();
-      for (unsigned g = 0; g < 64; g += 16) {
-        const auto m16 = static_cast<std::uint16_t>(starts >> g);
-        _mm512_storeu_si512(o, _mm512_maskz_compress_epi32(m16, avx512::decode16(w + g)));
-        o += 4 * std::popcount(m16);
-      }
-      finish_chunk(o, local.data());
-    }
-    if constexpr (M == mode::sanitize) {
-      _mm512_storeu_si512(out_, _mm512_loadu_si512(w));  // room: 3 output bytes per input byte
       out_ += used;
     }
     if constexpr (M == mode::stats) count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);

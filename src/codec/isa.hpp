@@ -17,11 +17,14 @@
 // diagnostic state is kept by location, so this covers their uses too.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 #define GUTF8_X86 1
 #define GUTF8_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 #define GUTF8_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx2,bmi,bmi2,popcnt")))
+// For the pieces of a block loop: a call there passes registers through memory.
+#define GUTF8_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define GUTF8_X86 0
 #endif

@@ -17,19 +17,24 @@ namespace gutf8::cpu::avx512 {
 
 using u8 = std::uint8_t;
 
+// Byte k of a two-register permute takes byte k-d of the chunk, or for k < d byte 64+k-d
+// of the chunk before it (index bit 6 selects the second register).
 struct index_tables {
   alignas(64) simd::vec<64> back1{}, back2{}, back3{};  // byte k takes byte k-1, k-2, k-3
   alignas(64) simd::vec<64> gather{};                   // 32-bit lane j takes bytes j..j+3
+  alignas(64) simd::vec<64> cut_above{};  // bytes 61..63: above it, a lead the end cuts
 };
 inline constexpr index_tables make_index_tables() {
   index_tables t{};
   for (unsigned k = 0; k < 64; ++k) {
-    t.back1[k] = u8(k >= 1 ? k - 1 : 0);
-    t.back2[k] = u8(k >= 2 ? k - 2 : 0);
-    t.back3[k] = u8(k >= 3 ? k - 3 : 0);
+    t.back1[k] = u8(k >= 1 ? k - 1 : 64 + 63 + k);
+    t.back2[k] = u8(k >= 2 ? k - 2 : 64 + 62 + k);
+    t.back3[k] = u8(k >= 3 ? k - 3 : 64 + 61 + k);
   }
   for (unsigned j = 0; j < 16; ++j)
     for (unsigned b = 0; b < 4; ++b) t.gather[4 * j + b] = u8(j + b);
+  for (unsigned k = 0; k < 61; ++k) t.cut_above[k] = 0xFF;
+  t.cut_above[61] = 0xEF, t.cut_above[62] = 0xDF, t.cut_above[63] = 0xBF;
   return t;
 }
 inline constexpr index_tables ix = make_index_tables();
@@ -48,17 +53,21 @@ GUTF8_AVX512 inline __m512i high_nibbles(__m512i v) noexcept {
 
 struct chunk_masks {
   std::uint64_t non_ascii, starts, errors;
-  std::uint64_t ge_c0, ge_e0, ge_f0;  // lead classes: 2+, 3+ and 4-byte sequences
+  std::uint64_t cut;           // the lead of a sequence that the chunk's end cuts, if any
+  std::uint64_t ge_e0, ge_f0;  // lead classes of 3- and 4-byte sequences (when asked for)
 };
 
-GUTF8_AVX512 inline chunk_masks analyse(const u8* p) noexcept {
-  const __m512i v = _mm512_loadu_si512(p);
-  const std::uint64_t non_ascii = _mm512_movepi8_mask(v);
-  if (non_ascii == 0) return {0, ~std::uint64_t{0}, 0, 0, 0, 0};
-  // v moved up 1..3 bytes; zeros (ASCII) enter, since the chunk starts a unit.
-  const __m512i p1 = _mm512_maskz_permutexvar_epi8(~std::uint64_t{1}, ld(ix.back1), v);
-  const __m512i p2 = _mm512_maskz_permutexvar_epi8(~std::uint64_t{3}, ld(ix.back2), v);
-  const __m512i p3 = _mm512_maskz_permutexvar_epi8(~std::uint64_t{7}, ld(ix.back3), v);
+inline constexpr chunk_masks ascii_chunk{0, ~std::uint64_t{0}, 0, 0, 0, 0};
+
+// The chunk v checked against the 3 bytes before it, the end of `before` (zeros when v
+// starts a unit: they read as ASCII). A sequence cut by v's end is not an error here; a
+// lead in `before` whose continuation bytes v lacks is. No branch: in mixed scripts,
+// whether a chunk is all ASCII is a coin toss for the branch predictor.
+template <bool LeadClasses>
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline chunk_masks analyse(__m512i v, __m512i before) noexcept {
+  const __m512i p1 = _mm512_permutex2var_epi8(v, ld(ix.back1), before);
+  const __m512i p2 = _mm512_permutex2var_epi8(v, ld(ix.back2), before);
+  const __m512i p3 = _mm512_permutex2var_epi8(v, ld(ix.back3), before);
   const std::uint64_t cont = _mm512_cmplt_epi8_mask(v, ld(kc.continuation_top));
   const std::uint64_t need = _mm512_cmpgt_epu8_mask(p1, ld(kc.over_bf)) |
                              _mm512_cmpgt_epu8_mask(p2, ld(kc.over_df)) |
@@ -67,19 +76,24 @@ GUTF8_AVX512 inline chunk_masks analyse(const u8* p) noexcept {
       _mm512_and_si512(_mm512_shuffle_epi8(ld(kc.lead_high), high_nibbles(p1)),
                        _mm512_shuffle_epi8(ld(kc.lead_low), _mm512_and_si512(p1, ld(kc.low_nibble)))),
       _mm512_shuffle_epi8(ld(kc.next_high), high_nibbles(v)));
-  return {non_ascii,
-          ~cont,
-          (need ^ cont) | _mm512_test_epi8_mask(pairs, pairs),
-          _mm512_cmpgt_epu8_mask(v, ld(kc.over_bf)),
-          _mm512_cmpgt_epu8_mask(v, ld(kc.over_df)),
-          _mm512_cmpgt_epu8_mask(v, ld(kc.over_ef))};
+  chunk_masks m{_mm512_movepi8_mask(v), ~cont, (need ^ cont) | _mm512_test_epi8_mask(pairs, pairs),
+                _mm512_cmpgt_epu8_mask(v, ld(ix.cut_above)), 0, 0};
+  if constexpr (LeadClasses) {
+    m.ge_e0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_df));
+    m.ge_f0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_ef));
+  }
+  return m;
 }
 
 // Bytes of a well-formed chunk before the sequence its end cuts, if any (61..64).
-inline unsigned uncut(const chunk_masks& m) noexcept {
-  constexpr std::uint64_t top1 = std::uint64_t{1} << 63, top2 = std::uint64_t{3} << 62,
-                          top3 = std::uint64_t{7} << 61;
-  return static_cast<unsigned>(std::countr_zero((m.ge_c0 & top1) | (m.ge_e0 & top2) | (m.ge_f0 & top3)));
+inline unsigned uncut(const chunk_masks& m) noexcept { return static_cast<unsigned>(std::countr_zero(m.cut)); }
+
+// Whether the `blocks` chunks at p are all ASCII.
+template <unsigned blocks>
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline bool all_ascii(const u8* p) noexcept {
+  __m512i any = _mm512_loadu_si512(p);
+  for (unsigned k = 1; k < blocks; ++k) any = _mm512_or_si512(any, _mm512_loadu_si512(p + 64 * k));
+  return _mm512_movepi8_mask(any) == 0;
 }
 
 // Code points of 16 lanes, each read as if a sequence started at src + lane.
@@ -94,6 +108,18 @@ GUTF8_AVX512 inline __m512i decode16(const u8* src) noexcept {
   const __m512i pairs = _mm512_maddubs_epi16(_mm512_and_si512(x, ld(kc.trail_bits)), ld(kc.pair_weights));
   const __m512i trail = _mm512_madd_epi16(pairs, ld(kc.quad_weights));
   return _mm512_or_si512(lead, _mm512_srlv_epi32(trail, _mm512_shuffle_epi8(ld(kc.down), nibble)));
+}
+
+// The code points of the sequences starting at the set bits of `starts` in the 64 bytes
+// at src (reading up to src + 80), stored from out; returns the end of what it stored.
+// Writes whole registers: up to out + 256 may change.
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::uint64_t starts, u8* out) noexcept {
+  for (unsigned g = 0; g < 64; g += 16) {
+    const auto m16 = static_cast<std::uint16_t>(starts >> g);
+    _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(m16, decode16(src + g)));
+    out += 4 * std::popcount(m16);
+  }
+  return out;
 }
 
 GUTF8_AVX512 inline void widen64(const u8* in, u8* out) noexcept {

@@ -1,7 +1,8 @@
 // Constants shared by the AVX2 and AVX-512 scanners, built at compile time from the rules
 // they encode. A chunk of bytes that starts at a unit boundary is well-formed exactly when:
 //  1. a byte is a continuation byte where, and only where, a lead 1, 2 or 3 bytes before
-//     it expects one (bytes before the chunk count as ASCII);
+//     it expects one (the bytes before the chunk: the chunk before it, or ASCII when the
+//     chunk starts a unit);
 //  2. no pair (lead, next byte) breaks a second-byte rule of Table 3-7 (pair classes);
 //  3. (at the chunk's end) a cut sequence is left to the next chunk, which starts at its lead.
 // Decoding reads each sequence's lead nibble to learn n, the continuation bytes it

@@ -62,6 +62,26 @@ TEST(RandomUtf8, EveryScannerPathMatchesReference) {
     }
 }
 
+// One defect at every offset of text made of long ASCII runs (longer than the 4 blocks
+// the AVX-512 path skips at once) and multi-byte script, so
+// it lands before, on and after every block boundary of every path (16, 32 and 64 bytes),
+// in ASCII blocks after a cut sequence and in sequences that straddle two blocks.
+TEST(RandomUtf8, OneDefectAtEveryOffsetOnEveryScannerPath) {
+  auto g = rng(12);
+  const std::string base = std::string(400, 'a') + random_text(g, 170, 0.0) + std::string(400, 'b');
+  const std::string defects[] = {"\x80", "\xE2\x82", "\xF0\x9F", "\xED\xA0\x80", "\xC1"};
+  for (const cpu::isa level : isa_levels())
+    for (const std::string& defect : defects)
+      for (std::size_t at = 0; at + defect.size() <= base.size(); at += level == cpu::isa::portable ? 7 : 1) {
+        std::string in = base;
+        in.replace(at, defect.size(), defect);
+        SCOPED_TRACE(testing::Message() << name(level) << ", defect at " << at);
+        for (const operation op : utf8_operations)
+          for (const error_policy p : policies) expect_reference(op, p, in, on_isa(op, p, in, level));
+        if (HasFailure()) return;
+      }
+}
+
 // Histogram counts must not double-count a chunk that falls back to the exact path.
 TEST(RandomUtf8, HistogramOnEveryScannerPath) {
   auto g = rng(11);
