@@ -43,6 +43,7 @@ class input_file {
   // users (standard input may be a regular file that others have read from).
   [[nodiscard]] std::uint64_t tell() const;
   void seek(std::uint64_t offset);
+  [[nodiscard]] int native_handle() const noexcept { return fd_.get(); }
 
  private:
   std::size_t read_parallel(std::span<std::byte> buffer, std::uint64_t at);

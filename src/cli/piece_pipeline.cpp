@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "cli/input.hpp"
+#include "cli/mapped_input.hpp"
+#include "cli/signals.hpp"
 #include "codec/cpu_block.hpp"
 #include "codec/lines.hpp"
 #include "codec/pieces.hpp"
@@ -89,6 +92,74 @@ class piece_ring {
 
 using internal::lines_before;
 
+// Where the workers' windows come from: the file mapped in segments of many pieces, each
+// mapped when a worker first needs it and unmapped once its last piece is committed (so that
+// the process holds a bounded part of the file), or pread copies when a segment cannot be
+// mapped (and with GUTF8_NO_MAP set, to compare the two and to test the copies).
+class piece_source {
+ public:
+  piece_source(const input_file& in, std::uint64_t base, const piece_plan& plan)
+      : in_(in),
+        base_(base),
+        plan_(plan),
+        pieces_per_segment_(std::max<std::uint64_t>(32, (std::uint64_t{64} << 20) / plan.piece_bytes)),
+        segments_((plan.count() + pieces_per_segment_ - 1) / pieces_per_segment_) {
+    if (std::getenv("GUTF8_NO_MAP") == nullptr) guard_.emplace();
+  }
+
+  // Piece k's window: the input's bytes [plan.window_begin(k), plan.window_end(k)); scratch
+  // holds them when they are copied.
+  const std::uint8_t* window(std::uint64_t k, std::vector<std::uint8_t>& scratch) {
+    const std::uint64_t from = plan_.window_begin(k);
+    const auto length = static_cast<std::size_t>(plan_.window_end(k) - from);
+    if (const mapped_input* map = segment_of(k)) {
+      const std::uint64_t at = from - segment_begin(k / pieces_per_segment_);
+      map->populate(at, length);
+      return map->at(at);
+    }
+    scratch.resize(length);
+    if (in_.read_at(std::as_writable_bytes(std::span(scratch)), base_ + from) != length)
+      throw input_error(in_.name() + ": the file shrank while it was read");
+    return scratch.data();
+  }
+
+  // Piece k is committed: no worker reads its segment again once it is the segment's last.
+  void committed(std::uint64_t k) {
+    if ((k + 1) % pieces_per_segment_ != 0 && k + 1 != plan_.count()) return;
+    std::lock_guard lock(m_);
+    segments_[k / pieces_per_segment_].reset();
+  }
+
+ private:
+  // A segment's map reaches a page into its neighbours: the windows of its first and last
+  // pieces do.
+  static constexpr std::uint64_t margin = 4096;
+  std::uint64_t segment_begin(std::uint64_t seg) const noexcept {
+    const std::uint64_t nominal = seg * pieces_per_segment_ * plan_.piece_bytes;
+    return nominal < margin ? 0 : nominal - margin;
+  }
+  std::uint64_t segment_end(std::uint64_t seg) const noexcept {
+    return std::min(plan_.total, (seg + 1) * pieces_per_segment_ * plan_.piece_bytes + margin);
+  }
+
+  const mapped_input* segment_of(std::uint64_t k) {
+    if (!guard_) return nullptr;
+    const std::uint64_t seg = k / pieces_per_segment_;
+    std::lock_guard lock(m_);
+    std::optional<mapped_input>& map = segments_[seg];
+    if (!map) map = mapped_input::map(in_, base_ + segment_begin(seg), segment_end(seg) - segment_begin(seg));
+    return map ? &*map : nullptr;
+  }
+
+  const input_file& in_;
+  std::uint64_t base_;
+  const piece_plan& plan_;
+  std::uint64_t pieces_per_segment_;
+  std::optional<shrunk_input_guard> guard_;  // engaged: map segments
+  std::mutex m_;
+  std::vector<std::optional<mapped_input>> segments_;  // guarded by m_
+};
+
 // Fills buffer from byte `offset` of the file, which was at least that long when the run began.
 void read_exactly(const input_file& in, std::span<std::uint8_t> buffer, std::uint64_t offset) {
   if (in.read_at(std::as_writable_bytes(buffer), offset) != buffer.size())
@@ -162,20 +233,19 @@ void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_con
   // Room for every worker's piece and a few finished ones waiting for a slower neighbour.
   piece_ring ring(std::size_t{workers} + workers / 2 + 2, pieces);
   std::atomic<std::int64_t> read_ns{0}, process_ns{0};
+  piece_source source(in, base, plan);
 
   const auto work = [&] {
     const auto processor = internal::make_cpu_processor(1);
-    std::vector<std::uint8_t> window(plan.max_window());
+    std::vector<std::uint8_t> scratch;
     while (const auto k = ring.claim()) {
       slot& s = ring.at(*k);
       try {
         const auto t0 = steady_clock::now();
-        const std::uint64_t from = plan.window_begin(*k);
-        const auto length = static_cast<std::size_t>(plan.window_end(*k) - from);
-        read_exactly(in, std::span(window).first(length), base + from);
+        const std::uint8_t* window = source.window(*k, scratch);
         const auto t1 = steady_clock::now();
         s.out.resize(out_bytes);
-        s.outcome = internal::process_piece(*processor, op, config.policy, plan, *k, window.data(),
+        s.outcome = internal::process_piece(*processor, op, config.policy, plan, *k, window,
                                             s.out.empty() ? nullptr : s.out.data());
         const auto t2 = steady_clock::now();
         read_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
@@ -217,6 +287,7 @@ void piece_pipeline::run(input_file& in, gutf8::stream& stream, const stream_con
       bar.advance(reached - done);
       done = reached;
       ring.release(k);
+      source.committed(k);
       if (session.stopped()) break;  // strict mode stopped at an error unit
     }
   }

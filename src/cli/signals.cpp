@@ -20,7 +20,24 @@ extern "C" void on_terminating_signal(int sig) {
   std::raise(sig);
 }
 
+extern "C" void on_shrunk_input(int) {
+  // Only async-signal-safe calls: unlink, write, _exit.
+  if (const char* path = temporary_path.exchange(nullptr)) ::unlink(path);
+  static constexpr char message[] = "gutf8: an input file shrank while it was read\n";
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+  ::_exit(3);
+}
+
 }  // namespace
+
+shrunk_input_guard::shrunk_input_guard() noexcept : previous_{} {
+  struct sigaction action {};
+  action.sa_handler = on_shrunk_input;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGBUS, &action, &previous_);
+}
+
+shrunk_input_guard::~shrunk_input_guard() { ::sigaction(SIGBUS, &previous_, nullptr); }
 
 void install_signal_handlers() noexcept {
   std::signal(SIGPIPE, SIG_IGN);

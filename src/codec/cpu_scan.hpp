@@ -245,11 +245,7 @@ class utf8_scanner {
     avx512::chunk_masks m = avx512::analyse<classes>(v, _mm512_setzero_si512());
     if (m.errors != 0) return {i, i + n};
     for (;;) {
-      if (!room(n)) {  // v's units stay for the exact writes of the portable path
-        const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
-        finish_crossing(i, first_start);
-        return {first_start, 0};
-      }
+      if (!room(n)) return leave_block(i, m);  // for the exact writes of the portable path
       const std::size_t next = i + n;
       if (next + n > end_ || next + n > limit_) break;
       // Runs of ASCII blocks skip the checks (a branch that mixed scripts rarely take).
@@ -271,9 +267,17 @@ class utf8_scanner {
       emit_block(i, m, n);
       i = next, v = w, m = after;
     }
+    if (i + n + 16 > limit_) return leave_block(i, m);  // decoding reads 16 bytes past a block
     const unsigned used = avx512::uncut(m);
     emit_block(i, m, used);
     return {i + used, 0};
+  }
+
+  // Stops before the checked block at i, at its first unit start.
+  GUTF8_AVX512 block_stop leave_block(std::size_t i, const avx512::chunk_masks& m) noexcept {
+    const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
+    finish_crossing(i, first_start);
+    return {first_start, 0};
   }
 
   // The units that start in the first `used` bytes of the checked block at i. Sanitize

@@ -1,6 +1,10 @@
 // Random mixed valid/invalid inputs against the oracle, for every operation and policy;
 // round trips; several threads against one.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "check.hpp"
 
@@ -80,6 +84,37 @@ TEST(RandomUtf8, OneDefectAtEveryOffsetOnEveryScannerPath) {
           for (const error_policy p : policies) expect_reference(op, p, in, on_isa(op, p, in, level));
         if (HasFailure()) return;
       }
+}
+
+// Input that ends where readable memory ends (an inaccessible page follows): no path may
+// read past the end of its input, as when the CLI scans the last page of a mapped file.
+TEST(RandomUtf8, NoPathReadsPastTheInput) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t room = 4 * page;
+  void* area = ::mmap(nullptr, room + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(area, MAP_FAILED);
+  auto* bytes = static_cast<char*>(area);
+  ASSERT_EQ(::mprotect(bytes + room, page, PROT_NONE), 0);
+  auto g = rng(13);
+  for (const cpu::isa level : isa_levels())
+    for (const std::size_t size : {1, 15, 63, 64, 65, 79, 80, 81, 127, 128, 129, 200, 1000, 4000})
+      for (const double rate : {0.0, 0.01}) {
+        const std::string text = random_text(g, size, rate);
+        std::memcpy(bytes + room - size, text.data(), size);
+        const std::string_view in(bytes + room - size, size);  // ends at the inaccessible page
+        SCOPED_TRACE(testing::Message() << name(level) << ", " << size << " bytes");
+        for (const operation op : utf8_operations)
+          for (const error_policy p : policies) {
+            internal::cpu_tuning tuning;
+            tuning.level = level;
+            internal::session s(stream_config{op, p, false, {}}, internal::make_cpu_processor(1, tuning), true);
+            std::vector<std::uint8_t> out(s.max_output(size));
+            const std::size_t n =
+                s.feed({reinterpret_cast<const std::uint8_t*>(in.data()), size}, true, out.data());
+            expect_reference(op, p, text, {std::string(reinterpret_cast<const char*>(out.data()), n), s.stats()});
+          }
+      }
+  ::munmap(area, room + page);
 }
 
 // Histogram counts must not double-count a chunk that falls back to the exact path.
