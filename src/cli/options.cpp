@@ -52,7 +52,8 @@ po::options_description common_options(raw_values& v) {
     ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
      "cap the GPU memory gutf8 uses; K, M and G as for --chunk-size, 0 = no cap (default 0); "
      "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
-    ("threads", po::value(&v.threads)->value_name("N"), "CPU threads; 0 = all (default 0)")
+    ("threads", po::value(&v.threads)->value_name("N"),
+     "CPU threads; 0 = automatic: all, or for a regular file on the CPU seven in eight (default 0)")
     ("progress", po::bool_switch(&v.progress),
      "progress bar on stderr when it is a terminal (default)")
     ("no-progress", po::bool_switch(&v.no_progress), "no progress bar")

@@ -31,7 +31,7 @@ class piece_pipeline {
   [[nodiscard]] static bool suits(const input_file& in, const stream_config& config);
 
   // Runs the input (from the file offset on) through stream, which must be fresh and built from
-  // config, with `threads` workers (0: all hardware threads) and pieces of at most chunk_bytes;
+  // config, with `threads` workers (0: seven hardware threads in eight) and pieces of at most chunk_bytes;
   // output to sink (none: validate, stats). Stops early when strict mode stops the stream.
   // Rethrows the first failure (input_error, io_error, broken_pipe) once every worker has
   // stopped; what precedes the failed piece has been written.
