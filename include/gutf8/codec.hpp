@@ -42,18 +42,20 @@ struct options {
 // finishes first: the GPU pays a fixed start-up (CUDA driver and context, page-locked buffers)
 // before it moves text faster than the CPU's threads. Equal end-to-end times give
 //   threshold = startup / (1 / cpu_rate(threads) - 1 / gpu_rate).
-// The figures are decode's (the costlier direction), measured file to file on the H200 host
-// (16 Xeon cores, 4 GiB of mixed text in the page cache, bench/results/e2e.md): start-up 0.30 s,
-// then 14.6 GB/s on the GPU; the CPU's rate grows with its threads but saturates on memory
-// bandwidth, fitted as max_rate * t / (t + half_threads) to 4.2 / 6.2 / 8.2 GB/s at 4 / 8 / 16
-// threads. That gives about 0.5 GB for 1 thread, 0.9 GB for 2, 1.7 GB for 4, 3.2 GB for 8 and
-// 5.5 GB for 16. Validate favours the CPU longer (it runs at ~15 GB/s on 16 threads); text with
-// many errors favours the GPU sooner (the CPU slows down 3x at 1% invalid bytes).
+// The figures are decode's (the costlier direction), measured file to file on the H100 host of
+// the GPU machine (16 Xeon vCPUs, 4 GiB of mixed text in the page cache, commit 3db491c,
+// bench/results/e2e.md): start-up 0.36 s, then 13.1 GB/s on the GPU; the CPU backend's piece
+// pipeline grows with its threads, fitted as max_rate * t / (t + half_threads) to 1.96 / 6.50 /
+// 13.2 / 21.6 GB/s at 1 / 4 / 8 / 14 threads. That gives about 0.76 GB for 1 thread, 1.8 GB for
+// 2, 5.4 GB for 4, 40 GB for 7 and never from 8 threads on: there the CPU alone decodes faster
+// than the GPU path moves text through this host. Validate favours the CPU more (49 GB/s on 14 threads
+// against 8 GB/s on the GPU); only text with many errors narrows the gap (1% invalid bytes:
+// validate 6.5 GB/s on the CPU, 8.0 on the GPU).
 namespace auto_gpu_model {
-inline constexpr double startup_seconds = 0.30;         // gutf8 --backend=cuda on 6 bytes
-inline constexpr double gpu_bytes_per_second = 14.6e9;  // decode after the start-up
-inline constexpr double cpu_max_bytes_per_second = 11.9e9;
-inline constexpr double cpu_half_rate_threads = 7.34;
+inline constexpr double startup_seconds = 0.36;         // gutf8 --backend=cuda on 6 bytes
+inline constexpr double gpu_bytes_per_second = 13.1e9;  // decode after the start-up
+inline constexpr double cpu_max_bytes_per_second = 118e9;
+inline constexpr double cpu_half_rate_threads = 63.4;
 }  // namespace auto_gpu_model
 
 constexpr std::uint64_t auto_gpu_threshold(unsigned threads) noexcept {
