@@ -1,6 +1,7 @@
 // CPU codec throughput: gutf8 against utfcpp and iconv, on mixed-script text and ASCII.
 // Inputs: corpus/sample/{mixed,ascii}.txt tiled to 16 MiB when present (found from this
-// file's path, or GUTF8_CORPUS_DIR), otherwise generated mixed-script text.
+// file's path, or GUTF8_CORPUS_DIR), otherwise generated mixed-script text; and the mixed
+// text with 1% of its bytes overwritten by random bytes 80..FF (the error-repair paths).
 // Reproduce: bench_cpu_codec --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <iconv.h>
@@ -85,15 +86,32 @@ std::string generated_ascii() {
   return s;
 }
 
-const std::string& input(bool ascii) {
+// Argument of every benchmark: which text.
+enum text_kind : int { mixed_text = 0, ascii_text = 1, invalid_text = 2 };
+constexpr const char* kind_names[] = {"mixed", "ascii", "mixed-1pct-invalid"};
+
+std::string with_defects(std::string s) {
+  std::mt19937_64 g(7);
+  for (char& c : s)
+    if (g() % 100 == 0) c = static_cast<char>(0x80 | (g() & 0x7F));
+  return s;
+}
+
+const std::string& input(std::int64_t kind) {
   static const std::string mixed = tiled("mixed.txt", generated_mixed);
   static const std::string plain = tiled("ascii.txt", generated_ascii);
-  return ascii ? plain : mixed;
+  static const std::string invalid = with_defects(mixed);
+  return kind == ascii_text ? plain : kind == invalid_text ? invalid : mixed;
+}
+
+// Strict decoding would stop at the first error of the invalid text.
+gutf8::error_policy policy_for(std::int64_t kind) {
+  return kind == invalid_text ? gutf8::error_policy::replace : gutf8::error_policy::strict;
 }
 
 void label(benchmark::State& state, const std::string& in) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size()));
-  state.SetLabel(state.range(0) ? "ascii" : "mixed");
+  state.SetLabel(kind_names[state.range(0)]);
 }
 
 gutf8::options threads(unsigned n) {
@@ -104,11 +122,11 @@ gutf8::options threads(unsigned n) {
 }
 
 void gutf8_decode(benchmark::State& state, unsigned n) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   std::vector<char32_t> out(in.size());
   for (auto _ : state) {
     const auto r =
-        gutf8::decode(gutf8::as_bytes(in), std::span(out), gutf8::error_policy::strict, threads(n));
+        gutf8::decode(gutf8::as_bytes(in), std::span(out), policy_for(state.range(0)), threads(n));
     benchmark::DoNotOptimize(r.written);
     benchmark::ClobberMemory();
   }
@@ -118,7 +136,7 @@ void BM_gutf8_decode(benchmark::State& state) { gutf8_decode(state, 1); }
 void BM_gutf8_decode_all_threads(benchmark::State& state) { gutf8_decode(state, 0); }
 
 void BM_utfcpp_utf8to32(benchmark::State& state) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   std::vector<char32_t> out(in.size());
   for (auto _ : state) {
     char32_t* end = utf8::utf8to32(in.begin(), in.end(), out.data());
@@ -129,7 +147,7 @@ void BM_utfcpp_utf8to32(benchmark::State& state) {
 }
 
 void BM_iconv_utf8_to_utf32le(benchmark::State& state) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   std::vector<char> out(4 * in.size());
   const iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
   if (cd == reinterpret_cast<iconv_t>(-1)) {
@@ -151,19 +169,19 @@ void BM_iconv_utf8_to_utf32le(benchmark::State& state) {
 }
 
 void BM_gutf8_validate(benchmark::State& state) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(gutf8::validate(gutf8::as_bytes(in), threads(1)).errors);
   label(state, in);
 }
 
 void BM_utfcpp_is_valid(benchmark::State& state) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(utf8::is_valid(in.begin(), in.end()));
   label(state, in);
 }
 
 void BM_gutf8_sanitize(benchmark::State& state) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   std::u8string out(gutf8::max_sanitized_size(in.size()), u8'\0');
   for (auto _ : state) {
     const auto r =
@@ -174,7 +192,7 @@ void BM_gutf8_sanitize(benchmark::State& state) {
 }
 
 void BM_gutf8_stats(benchmark::State& state) {
-  const std::string& in = input(state.range(0) != 0);
+  const std::string& in = input(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(gutf8::stats(gutf8::as_bytes(in), threads(1)).code_points);
   label(state, in);
 }
@@ -187,38 +205,38 @@ const std::u32string& wide(bool ascii) {
 }
 
 void BM_gutf8_encode(benchmark::State& state) {
-  const std::u32string& in = wide(state.range(0) != 0);
+  const std::u32string& in = wide(state.range(0) == ascii_text);
   const auto bytes = std::as_bytes(std::span(in.data(), in.size()));
   std::u8string out(gutf8::max_encoded_size(bytes.size()), u8'\0');
   for (auto _ : state) {
     const auto r = gutf8::encode(bytes, std::span(out), gutf8::error_policy::strict, threads(1));
     benchmark::DoNotOptimize(r.written);
   }
-  label(state, input(state.range(0) != 0));
+  label(state, input(state.range(0)));
 }
 
 void BM_utfcpp_utf32to8(benchmark::State& state) {
-  const std::u32string& in = wide(state.range(0) != 0);
+  const std::u32string& in = wide(state.range(0) == ascii_text);
   std::string out(4 * in.size(), '\0');
   for (auto _ : state) {
     char* end = utf8::utf32to8(in.begin(), in.end(), out.data());
     benchmark::DoNotOptimize(end);
     benchmark::ClobberMemory();
   }
-  label(state, input(state.range(0) != 0));
+  label(state, input(state.range(0)));
 }
 
 }  // namespace
 
-// Argument: 0 = mixed-script text, 1 = ASCII.
-BENCHMARK(BM_gutf8_decode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+// Argument: a text_kind.
+BENCHMARK(BM_gutf8_decode)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_utfcpp_utf8to32)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_iconv_utf8_to_utf32le)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_gutf8_decode_all_threads)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_gutf8_validate)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_decode_all_threads)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gutf8_validate)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_utfcpp_is_valid)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_gutf8_sanitize)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_gutf8_stats)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_sanitize)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_stats)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gutf8_encode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_utfcpp_utf32to8)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 

@@ -9,7 +9,8 @@
 // each checked against the end of the one before, so no step waits for the sequence
 // lengths of the last. Any doubt (an error, a sequence longer than the chunk) sends those
 // bytes to the exact path, a byte-at-a-time walk of Unicode Table 3-7 (detail::continues)
-// that defines the maximal-subpart error units.
+// that defines the maximal-subpart error units; on AVX-512, blocks with errors go to repair
+// windows instead, which split 64 bytes at a time into the same units (avx512::units).
 #pragma once
 
 #include <array>
@@ -227,9 +228,84 @@ class utf8_scanner {
       const block_stop s = blocks_avx512(i);
       i = s.at;
       if (s.failed_block_end == 0) break;
-      if (!exact_units(i, s.failed_block_end)) return finish(i);
+      if (!repair(i, s.failed_block_end)) return finish(i);
     }
     return run_portable(i);
+  }
+
+  // Past a block that failed the check: 64-byte windows at fixed steps, each split into
+  // its units with avx512::units (the carry says where the window before ended), until the
+  // failing block is behind and `calm` windows in a row were free of errors (text with
+  // errors tends to have more). A strict writer stops at the first error: the exact path
+  // finds it. False when the scan must end.
+  GUTF8_AVX512 bool repair(std::size_t& i, std::size_t stop) noexcept {
+    if constexpr (stops) return exact_units(i, stop);
+    constexpr unsigned calm = 4;  // fewer left often, more slowed valid text after an error
+    std::uint64_t carry = 0;
+    // Each window needs the 3 bytes after it, and decoding it reads 16.
+    for (unsigned clean = 0; (i < stop || clean < calm) && i + 64 <= end_ && i + 80 <= limit_ && room(64);
+         i += 64) {
+      const std::size_t rest = limit_ - i - 64;
+      const __m512i ahead = _mm512_maskz_loadu_epi8(_bzhi_u64(~std::uint64_t{0}, unsigned(rest < 64 ? rest : 64)),
+                                                    in_ + i + 64);
+      const avx512::unit_masks m = avx512::units(_mm512_loadu_si512(in_ + i), ahead, carry);
+      note_errors(i, m);  // no branch on m.errors: at 1% bad bytes it is a coin toss
+      clean = m.errors != 0 ? 0 : clean + 1;
+      emit_units(i, m);
+      carry = m.beyond;
+    }
+    i += static_cast<std::size_t>(std::countr_one(carry));  // a unit boundary
+    return exact_units(i, stop);
+  }
+
+  static unsigned error_length(const avx512::unit_masks& m, unsigned at) noexcept {
+    return 1u + unsigned(m.prefix2 >> at & 1u) + unsigned(m.prefix3 >> at & 1u) + unsigned(m.prefix4 >> at & 1u);
+  }
+
+  void note_errors(std::size_t i, const avx512::unit_masks& m) noexcept {
+    if (r_.errors == 0 && m.errors != 0) {
+      const auto at = static_cast<unsigned>(std::countr_zero(m.errors));
+      const u8* s = in_ + i + at;
+      const unsigned length = error_length(m, at);
+      r_.first_error = i + at;
+      r_.first_kind = detail::sequence_length(s[0]) == 0 ? detail::reason_for(s[0], 0, 0)
+                                                        : detail::reason_for(s[0], length, s[length]);
+    }
+    r_.errors += static_cast<std::uint64_t>(std::popcount(m.errors));
+  }
+
+  // Every unit of a repair window at i.
+  GUTF8_AVX512 GUTF8_ALWAYS_INLINE void emit_units(std::size_t i, const avx512::unit_masks& m) noexcept {
+    const u8* w = in_ + i;
+    if constexpr (M == mode::stats) {
+      if constexpr (Histogram) {
+        alignas(64) std::array<u8, 4 * 64 + 64> local;
+        finish_chunk(avx512::decode_starts(w, m.complete, local.data()), local.data());
+      }
+      count_starts(m.complete, ~m.non_ascii, m.ge_e0, m.ge_f0);
+    } else if constexpr (M == mode::decode) {
+      // Replace decodes every start and then overwrites those of error units.
+      const std::uint64_t kept = P == error_policy::replace ? m.starts : m.complete;
+      u8* const base = out_;
+      out_ = avx512::decode_starts(w, kept, base);
+      if constexpr (P == error_policy::replace)
+        for (std::uint64_t e = m.errors; e != 0; e &= e - 1) {
+          const std::uint64_t before = (e & -e) - 1;
+          store32(base + 4 * std::popcount(m.starts & before), 0xFFFDu);
+        }
+    } else if constexpr (M == mode::sanitize) {
+      unsigned from = m.skip;
+      for (std::uint64_t e = m.errors; e != 0; e &= e - 1) {
+        const auto at = static_cast<unsigned>(std::countr_zero(e));
+        out_ = avx512::copy_short(out_, w + from, at - from);
+        if constexpr (P == error_policy::replace) {
+          out_[0] = 0xEF, out_[1] = 0xBF, out_[2] = 0xBD;
+          out_ += 3;
+        }
+        from = at + error_length(m, at);
+      }
+      out_ = avx512::copy_short(out_, w + from, 64 + static_cast<unsigned>(std::countr_one(m.beyond)) - from);
+    }
   }
 
   struct block_stop {

@@ -23,6 +23,7 @@ struct index_tables {
   alignas(64) simd::vec<64> back1{}, back2{}, back3{};  // byte k takes byte k-1, k-2, k-3
   alignas(64) simd::vec<64> gather{};                   // 32-bit lane j takes bytes j..j+3
   alignas(64) simd::vec<64> cut_above{};  // bytes 61..63: above it, a lead the end cuts
+  alignas(64) simd::vec<64> ahead1{};     // byte k takes byte k+1 (63: the next chunk's first)
 };
 inline constexpr index_tables make_index_tables() {
   index_tables t{};
@@ -35,6 +36,7 @@ inline constexpr index_tables make_index_tables() {
     for (unsigned b = 0; b < 4; ++b) t.gather[4 * j + b] = u8(j + b);
   for (unsigned k = 0; k < 61; ++k) t.cut_above[k] = 0xFF;
   t.cut_above[61] = 0xEF, t.cut_above[62] = 0xDF, t.cut_above[63] = 0xBF;
+  for (unsigned k = 0; k < 64; ++k) t.ahead1[k] = u8(k + 1);
   return t;
 }
 inline constexpr index_tables ix = make_index_tables();
@@ -85,6 +87,52 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline chunk_masks analyse(__m512i v, __m512i b
   return m;
 }
 
+// The units (Table 3-8: well-formed sequences and maximal-subpart error units) that start
+// in the chunk v, from v, the 3 bytes after it (the start of `ahead`) and `carry`: its
+// first bytes that a unit of the chunk before covers. Each position knows how far a
+// well-formed prefix reaches from it (prefix2..4: at least 2, 3, 4 bytes); a position
+// inside the prefix of a lead 1..3 bytes before it is not a start, and a start is an
+// error unit unless its prefix is as long as its lead announces. Prefix bytes after a lead
+// are continuation bytes, which never begin a prefix of their own, so no prefix is ever
+// inside another: the starts are exact.
+struct unit_masks {
+  std::uint64_t non_ascii, ge_e0, ge_f0;
+  std::uint64_t prefix2, prefix3, prefix4;
+  std::uint64_t starts;    // every unit, well-formed or not
+  std::uint64_t complete;  // starts of well-formed sequences
+  std::uint64_t errors;    // starts of error units
+  std::uint64_t beyond;    // the carry of the next chunk (bits 0..2)
+  unsigned skip;           // bytes at the chunk's start that the carry covers
+};
+
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline unit_masks units(__m512i v, __m512i ahead, std::uint64_t carry) noexcept {
+  const __m512i next = _mm512_permutex2var_epi8(v, ld(ix.ahead1), ahead);
+  const std::uint64_t cont = _mm512_cmplt_epi8_mask(v, ld(kc.continuation_top));
+  const std::uint64_t cont_ahead = _mm512_cmplt_epi8_mask(ahead, ld(kc.continuation_top));
+  const std::uint64_t cont1 = cont >> 1 | cont_ahead << 63, cont2 = cont >> 2 | cont_ahead << 62,
+                      cont3 = cont >> 3 | cont_ahead << 61;
+  // The pair classes flag C0, C1, F5..FF and the second-byte rules, given a continuation byte.
+  const __m512i pairs = _mm512_and_si512(
+      _mm512_and_si512(_mm512_shuffle_epi8(ld(kc.lead_high), high_nibbles(v)),
+                       _mm512_shuffle_epi8(ld(kc.lead_low), _mm512_and_si512(v, ld(kc.low_nibble)))),
+      _mm512_shuffle_epi8(ld(kc.next_high), high_nibbles(next)));
+  unit_masks m{};
+  m.non_ascii = _mm512_movepi8_mask(v);
+  m.ge_e0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_df));
+  m.ge_f0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_ef));
+  const std::uint64_t lead = _mm512_cmpgt_epu8_mask(v, ld(kc.over_bf));
+  m.prefix2 = lead & cont1 & ~_mm512_test_epi8_mask(pairs, pairs);
+  m.prefix3 = m.prefix2 & m.ge_e0 & cont2;
+  m.prefix4 = m.prefix3 & m.ge_f0 & cont3;
+  m.starts = ~(m.prefix2 << 1 | m.prefix3 << 2 | m.prefix4 << 3 | carry);
+  m.complete = m.starts & (~m.non_ascii | (m.prefix2 & ~m.ge_e0) | (m.prefix3 & ~m.ge_f0) | m.prefix4);
+  m.errors = m.starts & ~m.complete;
+  // What the shifts above push past bit 63: positions 64..66 inside a unit of this chunk.
+  m.beyond = m.prefix2 >> 63 | m.prefix3 >> 62 | m.prefix4 >> 61;
+  m.skip = static_cast<unsigned>(std::countr_one(carry));
+  return m;
+}
+
 // Bytes of a well-formed chunk before the sequence its end cuts, if any (61..64).
 inline unsigned uncut(const chunk_masks& m) noexcept { return static_cast<unsigned>(std::countr_zero(m.cut)); }
 
@@ -120,6 +168,14 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::ui
     out += 4 * std::popcount(m16);
   }
   return out;
+}
+
+// Copies n (0..67) bytes; reads and writes nothing beyond them.
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* copy_short(u8* out, const u8* in, unsigned n) noexcept {
+  const __mmask64 head = _bzhi_u64(~std::uint64_t{0}, n);  // all 64 when n >= 64
+  _mm512_mask_storeu_epi8(out, head, _mm512_maskz_loadu_epi8(head, in));
+  for (unsigned k = 64; k < n; ++k) out[k] = in[k];
+  return out + n;
 }
 
 GUTF8_AVX512 inline void widen64(const u8* in, u8* out) noexcept {

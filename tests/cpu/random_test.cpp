@@ -86,6 +86,34 @@ TEST(RandomUtf8, OneDefectAtEveryOffsetOnEveryScannerPath) {
       }
 }
 
+// Bursts of errors between clean stretches of every length, so that the AVX-512 repair
+// windows start, run and hand back to the block path at every phase. The error kinds
+// the fast paths report must be those of the portable path's byte-at-a-time walk.
+TEST(RandomUtf8, ErrorBurstsOnEveryScannerPath) {
+  auto g = rng(14);
+  constexpr double burst_rates[] = {0.01, 0.05, 0.3};
+  for (int round = 0; round < 12; ++round) {
+    std::string in;
+    while (in.size() < 20000) {
+      in += random_text(g, pick(g, 0, 700), 0.0);
+      in += random_text(g, pick(g, 1, 400), burst_rates[pick(g, 0, 2)]);
+    }
+    SCOPED_TRACE(testing::Message() << "round " << round);
+    for (const operation op : utf8_operations)
+      for (const error_policy p : policies) {
+        const outcome portable = on_isa(op, p, in, cpu::isa::portable);
+        expect_reference(op, p, in, portable);
+        for (const cpu::isa level : isa_levels()) {
+          const outcome o = on_isa(op, p, in, level);
+          expect_reference(op, p, in, o);
+          ASSERT_TRUE(o.stats.input.first_error && portable.stats.input.first_error);
+          EXPECT_EQ(o.stats.input.first_error->kind, portable.stats.input.first_error->kind) << name(level);
+        }
+        if (HasFailure()) return;
+      }
+  }
+}
+
 // Input that ends where readable memory ends (an inaccessible page follows): no path may
 // read past the end of its input, as when the CLI scans the last page of a mapped file.
 TEST(RandomUtf8, NoPathReadsPastTheInput) {
