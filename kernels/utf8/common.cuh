@@ -14,6 +14,25 @@ namespace gutf8::kern {
 inline constexpr int block_threads = 256;  // every codec kernel
 inline constexpr int summary_slots = 32;  // spreads per-tile atomics over 32 addresses
 
+// ------------------------------------------------------- dependent launches ----
+// A kernel started with launch::dependent (programmatic dependent launch, Hopper and later) may
+// begin while the kernel before it in the stream is still running: the launch latency between
+// them is hidden. It must pass wait_for_prior_kernel before it reads or writes anything that
+// kernel writes (the accumulator, the look-back states). Both are no-ops for a kernel launched
+// the ordinary way and on older GPUs.
+__device__ __forceinline__ void wait_for_prior_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// Lets the next kernel's blocks start now (by default they start as this kernel's blocks exit).
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
 // ------------------------------------------------------------------ accumulator ----
 // Lives at the start of the temporary storage; initialised by prepare_kernel.
 struct accum {

@@ -12,6 +12,7 @@ namespace gutf8::kern {
 // also initialises the accumulator (lane i of warp 0: slot i; the carry decides `limit`).
 static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_last, input_kind kind,
                                       unsigned long long* states, u64 num_states) {
+  allow_dependent_launch();  // its work kernel waits for this one before its first use of acc
   for (u64 i = u64{blockIdx.x} * blockDim.x + threadIdx.x; i < num_states; i += u64{gridDim.x} * blockDim.x)
     states[i] = 0;
   if (blockIdx.x != 0) return;
@@ -111,6 +112,7 @@ __global__ void __launch_bounds__(block_threads) finish_kernel(const u8* in, u64
   __shared__ u64 first_sh;
   __shared__ unsigned long long count_sh, last_sh;
   __shared__ bool last_block;
+  wait_for_prior_kernel();
   if (threadIdx.x < 32) {
     const u64 f = first_error_of(acc);
     if (threadIdx.x == 0) {

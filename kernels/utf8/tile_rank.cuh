@@ -32,6 +32,7 @@ template <bool Vec, bool Detail>
 __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, const accum* acc,
                                                 utf8_tile_shared& sh, lane_class<Detail>& L) {
   if (threadIdx.x == 0) sh.rank.ts.init();
+  wait_for_prior_kernel();  // prepare_kernel's accumulator and cleared look-back states
   classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L);
 }
 

@@ -6,7 +6,9 @@
 // (carried in a register), so only the start of a run classifies the 4 bytes before it. Segments
 // that are fully in range take unguarded 16-byte loads; the last one or two of the input go
 // through the guarded path. Counters are 32-bit and run-relative until the warp ends: one set of
-// atomics per warp. Order-sensitive results come from summary.cuh.
+// atomics per warp. Order-sensitive results come from summary.cuh. Launched as a dependent of
+// prepare_kernel, it reads its input while that kernel runs: it derives the limit itself and only
+// waits for the cleared accumulator before its atomics.
 #pragma once
 
 #include "utf8/summary.cuh"
@@ -53,13 +55,13 @@ struct validate_counts {
 
 template <bool Vec>
 __global__ void __launch_bounds__(block_threads, 3)
-    validate_kernel(const u8* in, u64 n, accum* acc, u64 segs_per_warp, u64 total_segs) {
+    validate_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs) {
   const u32 lane = threadIdx.x & 31u;
   const u64 gw = (u64{blockIdx.x} * block_threads + threadIdx.x) >> 5;
   const u64 seg0 = gw * segs_per_warp;
   const u64 seg_end = seg0 + segs_per_warp < total_segs ? seg0 + segs_per_warp : total_segs;
   if (seg0 >= seg_end) return;  // warp-uniform
-  const u64 limit = acc->limit;
+  const u64 limit = n - utf8_carry(in, n, is_last);  // as prepare_kernel sets acc->limit
   const bool a4 = aligned4(in);
   const u64 run = seg0 * validate_segment;  // the run's first byte
   const u8* rin = in + run;
@@ -114,10 +116,12 @@ __global__ void __launch_bounds__(block_threads, 3)
     cnt.segment(x, nx, static_cast<u32>(i * validate_segment) + lo, range_mask(pos, limit));
   }
 
+  allow_dependent_launch();
   const u64 errors = warp_sum64(cnt.errors);
   const u64 first = warp_min64(cnt.first == ~0u ? ~u64{0} : run + cnt.first);
   const u64 lf = warp_sum64(cnt.lf);
   const u64 last_p1 = warp_max64(cnt.last_p1 == 0 ? 0 : run + cnt.last_p1);
+  wait_for_prior_kernel();
   if (lane == 0) {
     const unsigned slot = static_cast<unsigned>(gw) & (summary_slots - 1);
     if (errors) atomicAdd(reinterpret_cast<unsigned long long*>(&acc->errors[slot]), errors);

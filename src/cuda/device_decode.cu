@@ -15,11 +15,10 @@ void launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8
   const auto last = static_cast<unsigned>(l.tiles - 1);
   auto* out = reinterpret_cast<kern::u32*>(d_out);
   if (variant == decoder::fused) {
-    kern::decode_fused_kernel<P, Vec><<<grid, kern::block_threads, 0, stream>>>(in, n, out, l.acc(d_temp),
-                                                                              l.states(d_temp), last);
+    dependent(kern::decode_fused_kernel<P, Vec>, grid, stream, in, n, out, l.acc(d_temp), l.states(d_temp), last);
   } else {
-    kern::staged_scatter_kernel<P, Vec><<<grid, kern::block_threads, 0, stream>>>(
-        in, n, reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
+    dependent(kern::staged_scatter_kernel<P, Vec>, grid, stream, in, n, reinterpret_cast<u8*>(d_out),
+              l.acc(d_temp), l.states(d_temp), last);
     const unsigned g2 = stride_grid(kern::staged_decode_kernel, ceil_div(n, 4 * kern::block_threads));
     kern::staged_decode_kernel<<<g2, kern::block_threads, 0, stream>>>(out, l.acc(d_temp), aligned16(out));
   }

@@ -88,6 +88,22 @@ inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(
 // One tile per block: the grid must fit gridDim.x and the 32-bit tile index.
 inline bool tiles_fit(u64 tiles) { return tiles <= static_cast<u64>(INT_MAX); }
 
+// Launches kernel<<<grid, block_threads, 0, stream>>>(args...) as a programmatic dependent of the
+// kernel before it in the stream (kern::wait_for_prior_kernel says what the kernel must do).
+template <class... Params, class... Args>
+cudaError_t dependent(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(kern::block_threads);
+  config.stream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
+
 // Accumulator init and (when the kernels use the look-back) tile states cleared: one launch.
 inline cudaError_t begin(const temp_layout& l, void* d_temp, const u8* in, u64 n, bool is_last,
                          kern::input_kind kind, cudaStream_t stream) {
@@ -106,8 +122,10 @@ cudaError_t end(const temp_layout& l, void* d_temp, const u8* in, u64 n, device_
   // when there is nothing to do.
   const u64 fix_blocks = std::max<u64>(1, ceil_div(n, u64{kern::block_threads} * 16));
   const auto grid = static_cast<unsigned>(std::min<u64>(fix_blocks, 2 * static_cast<u64>(sm_count())));
-  kern::finish_kernel<Kind><<<grid, kern::block_threads, 0, stream>>>(in, n, l.acc(d_temp), out, strict,
-                                                                      aligned16(in));
+  if (const cudaError_t e = dependent(kern::finish_kernel<Kind>, grid, stream, in, n, l.acc(d_temp), out, strict,
+                                      aligned16(in));
+      e != cudaSuccess)
+    return e;
   return cudaGetLastError();
 }
 

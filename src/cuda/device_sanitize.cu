@@ -14,16 +14,16 @@ void launch_sanitize(error_policy policy, const temp_layout& l, void* d_temp, co
   const auto last = static_cast<unsigned>(l.tiles - 1);
   switch (policy) {
     case error_policy::strict:
-      kern::sanitize_kernel<error_policy::strict, Vec><<<grid, kern::block_threads, 0, stream>>>(
-          in, n, out, l.acc(d_temp), l.states(d_temp), last);
+      dependent(kern::sanitize_kernel<error_policy::strict, Vec>, grid, stream, in, n, out, l.acc(d_temp),
+                l.states(d_temp), last);
       break;
     case error_policy::replace:
-      kern::sanitize_kernel<error_policy::replace, Vec><<<grid, kern::block_threads, 0, stream>>>(
-          in, n, out, l.acc(d_temp), l.states(d_temp), last);
+      dependent(kern::sanitize_kernel<error_policy::replace, Vec>, grid, stream, in, n, out, l.acc(d_temp),
+                l.states(d_temp), last);
       break;
     case error_policy::drop:
-      kern::sanitize_kernel<error_policy::drop, Vec><<<grid, kern::block_threads, 0, stream>>>(
-          in, n, out, l.acc(d_temp), l.states(d_temp), last);
+      dependent(kern::sanitize_kernel<error_policy::drop, Vec>, grid, stream, in, n, out, l.acc(d_temp),
+                l.states(d_temp), last);
       break;
   }
 }

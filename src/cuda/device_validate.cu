@@ -28,10 +28,10 @@ cudaError_t validate(void* d_temp, std::size_t& temp_bytes, const std::byte* d_i
         1, std::min<u64>(static_cast<u64>(sm_count()) * static_cast<u64>(per_sm), ceil_div(segs, warps_per_block)));
     const u64 per_warp = ceil_div(segs, blocks * warps_per_block);
     const unsigned grid = static_cast<unsigned>(ceil_div(segs, per_warp * warps_per_block));
-    if (vec)
-      kern::validate_kernel<true><<<grid, kern::block_threads, 0, stream>>>(in, n, l.acc(d_temp), per_warp, segs);
-    else
-      kern::validate_kernel<false><<<grid, kern::block_threads, 0, stream>>>(in, n, l.acc(d_temp), per_warp, segs);
+    const cudaError_t e =
+        dependent(vec ? kern::validate_kernel<true> : kern::validate_kernel<false>, grid, stream, in, n, is_last,
+                  l.acc(d_temp), per_warp, segs);
+    if (e != cudaSuccess) return e;
   }
   return end<kern::input_kind::utf8>(l, d_temp, in, n, d_summary, false, stream);
 }
