@@ -22,7 +22,8 @@
 #pragma GCC diagnostic pop
 #define GUTF8_X86 1
 #define GUTF8_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
-#define GUTF8_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx2,bmi,bmi2,popcnt")))
+#define GUTF8_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt")))
 // For the pieces of a block loop: a call there passes registers through memory.
 #define GUTF8_ALWAYS_INLINE __attribute__((always_inline))
 #else
@@ -34,7 +35,7 @@ namespace gutf8::cpu {
 enum class isa : std::uint8_t {
   portable,  // SSE2 on x86-64, plain C++ elsewhere
   avx2,      // AVX2 + BMI2
-  avx512,    // AVX-512 F/BW/VL + VBMI (Ice Lake, Sapphire Rapids, Zen 4 and later)
+  avx512,    // AVX-512 F/BW/VL + VBMI, VBMI2 (Ice Lake, Sapphire Rapids, Zen 4 and later)
 };
 
 inline isa best_isa() noexcept {
@@ -43,7 +44,8 @@ inline isa best_isa() noexcept {
     const bool avx2 =
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
     const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+                        __builtin_cpu_supports("avx512vbmi2");
     return avx512 ? isa::avx512 : avx2 ? isa::avx2 : isa::portable;
   }();
   return level;

@@ -1,12 +1,13 @@
-// AVX-512 (F/BW/VL + VBMI) kernels for the UTF-8 scanner: 64-byte chunks, checked by the
-// rules in simd_tables.hpp with mask registers. Decoding reads 4 bytes at *every* position
-// of 16 (one constant byte permute), computes 16 code points at once and keeps those at
-// sequence starts with a compress: the work per byte no longer depends on the script.
+// AVX-512 (F/BW/VL + VBMI, VBMI2) kernels for the UTF-8 scanner: 64-byte chunks, checked by
+// the rules in simd_tables.hpp with mask registers. Decoding compresses the positions of
+// the sequence starts, gathers the 4 bytes from each (byte permutes) and computes 16 code
+// points at once.
 #pragma once
 
 #include "codec/isa.hpp"
 
 #if GUTF8_X86
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -21,7 +22,9 @@ using u8 = std::uint8_t;
 // of the chunk before it (index bit 6 selects the second register).
 struct index_tables {
   alignas(64) simd::vec<64> back1{}, back2{}, back3{};  // byte k takes byte k-1, k-2, k-3
-  alignas(64) simd::vec<64> gather{};                   // 32-bit lane j takes bytes j..j+3
+  alignas(64) simd::vec<64> iota{};          // byte k = k
+  alignas(64) simd::vec<64> spread{};        // 32-bit lane j takes byte j (4 copies)
+  alignas(64) simd::vec<64> byte_in_lane{};  // byte b of each 32-bit lane = b
   alignas(64) simd::vec<64> cut_above{};  // bytes 61..63: above it, a lead the end cuts
   alignas(64) simd::vec<64> ahead1{};     // byte k takes byte k+1 (63: the next chunk's first)
 };
@@ -32,8 +35,7 @@ inline constexpr index_tables make_index_tables() {
     t.back2[k] = u8(k >= 2 ? k - 2 : 64 + 62 + k);
     t.back3[k] = u8(k >= 3 ? k - 3 : 64 + 61 + k);
   }
-  for (unsigned j = 0; j < 16; ++j)
-    for (unsigned b = 0; b < 4; ++b) t.gather[4 * j + b] = u8(j + b);
+  for (unsigned k = 0; k < 64; ++k) t.iota[k] = u8(k), t.spread[k] = u8(k / 4), t.byte_in_lane[k] = u8(k % 4);
   for (unsigned k = 0; k < 61; ++k) t.cut_above[k] = 0xFF;
   t.cut_above[61] = 0xEF, t.cut_above[62] = 0xDF, t.cut_above[63] = 0xBF;
   for (unsigned k = 0; k < 64; ++k) t.ahead1[k] = u8(k + 1);
@@ -144,10 +146,8 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline bool all_ascii(const u8* p) noexcept {
   return _mm512_movepi8_mask(any) == 0;
 }
 
-// Code points of 16 lanes, each read as if a sequence started at src + lane.
-GUTF8_AVX512 inline __m512i decode16(const u8* src) noexcept {
-  const __m512i x = _mm512_permutexvar_epi8(
-      ld(ix.gather), _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))));
+// The code points of 16 lanes, each holding the 4 bytes from a sequence's lead on.
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i decode_lanes(__m512i x) noexcept {
   // (x >> 4 & 0x0F) | 0x80808000: the lead nibble, and lookups of 0 for bytes 1..3.
   const __m512i nibble =
       _mm512_ternarylogic_epi32(_mm512_srli_epi32(x, 4), ld(kc.lead_nibble), ld(kc.zero_rest), 0xEA);
@@ -160,12 +160,20 @@ GUTF8_AVX512 inline __m512i decode16(const u8* src) noexcept {
 
 // The code points of the sequences starting at the set bits of `starts` in the 64 bytes
 // at src (reading up to src + 80), stored from out; returns the end of what it stored.
-// Writes whole registers: up to out + 256 may change.
+// The start positions are compressed first, so the work follows the number of sequences
+// (2 rounds of 16 for CJK text, not 4): lane j of a round gathers the 4 bytes from the
+// round's j-th start, the 3 after the block included. Writes whole registers: up to
+// out + 256 may change.
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::uint64_t starts, u8* out) noexcept {
-  for (unsigned g = 0; g < 64; g += 16) {
-    const auto m16 = static_cast<std::uint16_t>(starts >> g);
-    _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(m16, decode16(src + g)));
-    out += 4 * std::popcount(m16);
+  const __m512i block = _mm512_loadu_si512(src);
+  const __m512i after = _mm512_maskz_loadu_epi8(0x7, src + 64);  // what the last sequence may need
+  const __m512i at = _mm512_maskz_compress_epi8(starts, ld(ix.iota));  // start positions, in order
+  const auto count = static_cast<unsigned>(std::popcount(starts));
+  for (unsigned g = 0; g < count; g += 16) {
+    const __m512i lead_at = _mm512_permutexvar_epi8(_mm512_add_epi8(ld(ix.spread), _mm512_set1_epi8(char(g))), at);
+    const __m512i x = _mm512_permutex2var_epi8(block, _mm512_add_epi8(lead_at, ld(ix.byte_in_lane)), after);
+    _mm512_storeu_si512(out, decode_lanes(x));
+    out += 4 * std::min(16u, count - g);
   }
   return out;
 }
