@@ -240,11 +240,12 @@ class utf8_scanner {
   // finds it. False when the scan must end.
   GUTF8_AVX512 bool repair(std::size_t& i, std::size_t stop) noexcept {
     if constexpr (stops) return exact_units(i, stop);
-    constexpr unsigned calm = 4;  // fewer left often, more slowed valid text after an error
+    constexpr unsigned calm = 64;  // measured: 4 and 64 equal on 1%-invalid text, 64 better on decode
     std::uint64_t carry = 0;
     // Each window needs the 3 bytes after it, and decoding it reads 16.
     for (unsigned clean = 0; (i < stop || clean < calm) && i + 64 <= end_ && i + 80 <= limit_ && room(64);
          i += 64) {
+      prefetch(i + 64);
       const std::size_t rest = limit_ - i - 64;
       const __m512i ahead = _mm512_maskz_loadu_epi8(_bzhi_u64(~std::uint64_t{0}, unsigned(rest < 64 ? rest : 64)),
                                                     in_ + i + 64);
@@ -257,6 +258,10 @@ class utf8_scanner {
     i += static_cast<std::size_t>(std::countr_one(carry));  // a unit boundary
     return exact_units(i, stop);
   }
+
+  // The hardware prefetchers stop at 4 KiB pages; a mapped file's next page would then
+  // start with a miss. A prefetch never faults, beyond the input included.
+  void prefetch(std::size_t i) const noexcept { _mm_prefetch(reinterpret_cast<const char*>(in_ + i + 512), _MM_HINT_T0); }
 
   static unsigned error_length(const avx512::unit_masks& m, unsigned at) noexcept {
     return 1u + unsigned(m.prefix2 >> at & 1u) + unsigned(m.prefix3 >> at & 1u) + unsigned(m.prefix4 >> at & 1u);
@@ -323,6 +328,7 @@ class utf8_scanner {
     for (;;) {
       if (!room(n)) return leave_block(i, m);  // for the exact writes of the portable path
       const std::size_t next = i + n;
+      prefetch(next);
       if (next + n > end_ || next + n > limit_) break;
       // Runs of ASCII blocks skip the checks (a branch that mixed scripts rarely take).
       if (m.cut == 0 && next + ascii_run * n <= std::min(end_, limit_) && room(ascii_run * n) &&
