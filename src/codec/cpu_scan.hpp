@@ -219,9 +219,9 @@ class utf8_scanner {
 
   // 64-byte blocks at fixed steps, each checked against the end of the one before, so no
   // block waits for the sequence lengths of the last. A block's units are handled once the
-  // next block has passed too (its last sequence may end there). After an error, the
-  // exact path takes the units from the last good one past the failing block, and the
-  // blocks start again at a unit boundary.
+  // next block has passed too (its last sequence may end there). After an error, repair
+  // windows take the units from the last good one past the failing block, and the blocks
+  // start again at a unit boundary.
   GUTF8_AVX512 segment_result run_avx512() noexcept {
     std::size_t i = 0;
     while (i < end_) {
@@ -242,13 +242,10 @@ class utf8_scanner {
     if constexpr (stops) return exact_units(i, stop);
     constexpr unsigned calm = 64;  // measured: 4 and 64 equal on 1%-invalid text, 64 better on decode
     std::uint64_t carry = 0;
-    // Each window needs the 3 bytes after it, and decoding it reads 16.
-    for (unsigned clean = 0; (i < stop || clean < calm) && i + 64 <= end_ && i + 80 <= limit_ && room(64);
-         i += 64) {
+    for (unsigned clean = 0;
+         (i < stop || clean < calm) && i + 64 <= end_ && i + 64 + avx512::overread <= limit_ && room(64); i += 64) {
       prefetch(i + 64);
-      const std::size_t rest = limit_ - i - 64;
-      const __m512i ahead = _mm512_maskz_loadu_epi8(_bzhi_u64(~std::uint64_t{0}, unsigned(rest < 64 ? rest : 64)),
-                                                    in_ + i + 64);
+      const __m512i ahead = _mm512_maskz_loadu_epi8(0x7, in_ + i + 64);  // the overread
       const avx512::unit_masks m = avx512::units(_mm512_loadu_si512(in_ + i), ahead, carry);
       note_errors(i, m);  // no branch on m.errors: at 1% bad bytes it is a coin toss
       clean = m.errors != 0 ? 0 : clean + 1;
@@ -271,10 +268,9 @@ class utf8_scanner {
     if (r_.errors == 0 && m.errors != 0) {
       const auto at = static_cast<unsigned>(std::countr_zero(m.errors));
       const u8* s = in_ + i + at;
-      const unsigned length = error_length(m, at);
+      const unsigned length = error_length(m, at);  // the byte after it is within the overread
       r_.first_error = i + at;
-      r_.first_kind = detail::sequence_length(s[0]) == 0 ? detail::reason_for(s[0], 0, 0)
-                                                        : detail::reason_for(s[0], length, s[length]);
+      r_.first_kind = detail::reason_for(s[0], length, s[length]);  // a non-lead's ignores the rest
     }
     r_.errors += static_cast<std::uint64_t>(std::popcount(m.errors));
   }
@@ -349,7 +345,7 @@ class utf8_scanner {
       emit_block(i, m, n);
       i = next, v = w, m = after;
     }
-    if (i + n + 16 > limit_) return leave_block(i, m);  // decoding reads 16 bytes past a block
+    if (i + n + avx512::overread > limit_) return leave_block(i, m);  // decoding reads past the block
     const unsigned used = avx512::uncut(m);
     emit_block(i, m, used);
     return {i + used, 0};

@@ -158,15 +158,19 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i decode_lanes(__m512i x) noexcept
   return _mm512_or_si512(lead, _mm512_srlv_epi32(trail, _mm512_shuffle_epi8(ld(kc.down), nibble)));
 }
 
+// Bytes past a 64-byte chunk that units() and decode_starts() read: the end of a sequence
+// that starts in the chunk.
+inline constexpr unsigned overread = 3;
+
 // The code points of the sequences starting at the set bits of `starts` in the 64 bytes
-// at src (reading up to src + 80), stored from out; returns the end of what it stored.
+// at src (reading up to src + 64 + overread), stored from out; returns the end of what it stored.
 // The start positions are compressed first, so the work follows the number of sequences
 // (2 rounds of 16 for CJK text, not 4): lane j of a round gathers the 4 bytes from the
 // round's j-th start, the 3 after the block included. Writes whole registers: up to
 // out + 256 may change.
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::uint64_t starts, u8* out) noexcept {
   const __m512i block = _mm512_loadu_si512(src);
-  const __m512i after = _mm512_maskz_loadu_epi8(0x7, src + 64);  // what the last sequence may need
+  const __m512i after = _mm512_maskz_loadu_epi8(0x7, src + 64);  // the overread
   const __m512i at = _mm512_maskz_compress_epi8(starts, ld(ix.iota));  // start positions, in order
   const auto count = static_cast<unsigned>(std::popcount(starts));
   for (unsigned g = 0; g < count; g += 16) {
