@@ -241,17 +241,22 @@ class utf8_scanner {
   GUTF8_AVX512 bool repair(std::size_t& i, std::size_t stop) noexcept {
     if constexpr (stops) return exact_units(i, stop);
     constexpr unsigned calm = 64;  // measured: 4 and 64 equal on 1%-invalid text, 64 better on decode
-    std::uint64_t carry = 0;
+    std::uint64_t carry = 0, errors = r_.errors;  // a register, not the result's memory
     for (unsigned clean = 0;
          (i < stop || clean < calm) && i + 64 <= end_ && i + 64 + avx512::overread <= limit_ && room(64); i += 64) {
       prefetch(i + 64);
       const __m512i ahead = _mm512_maskz_loadu_epi8(0x7, in_ + i + 64);  // the overread
       const avx512::unit_masks m = avx512::units(_mm512_loadu_si512(in_ + i), ahead, carry);
-      note_errors(i, m);  // no branch on m.errors: at 1% bad bytes it is a coin toss
-      clean = m.errors != 0 ? 0 : clean + 1;
+      // No branch on m.errors: at 1% bad bytes it is a coin toss. (GCC turns the plain
+      // conditional forms of these two lines into such branches.)
+      if (errors == 0) [[unlikely]]
+        note_first_error(i, m);
+      errors += static_cast<std::uint64_t>(std::popcount(m.errors));
+      clean = (clean + 1) & (0u - unsigned(m.errors == 0));
       emit_units(i, m);
       carry = m.beyond;
     }
+    r_.errors = errors;
     i += static_cast<std::size_t>(std::countr_one(carry));  // a unit boundary
     return exact_units(i, stop);
   }
@@ -264,15 +269,13 @@ class utf8_scanner {
     return 1u + unsigned(m.prefix2 >> at & 1u) + unsigned(m.prefix3 >> at & 1u) + unsigned(m.prefix4 >> at & 1u);
   }
 
-  void note_errors(std::size_t i, const avx512::unit_masks& m) noexcept {
-    if (r_.errors == 0 && m.errors != 0) {
-      const auto at = static_cast<unsigned>(std::countr_zero(m.errors));
-      const u8* s = in_ + i + at;
-      const unsigned length = error_length(m, at);  // the byte after it is within the overread
-      r_.first_error = i + at;
-      r_.first_kind = detail::reason_for(s[0], length, s[length]);  // a non-lead's ignores the rest
-    }
-    r_.errors += static_cast<std::uint64_t>(std::popcount(m.errors));
+  void note_first_error(std::size_t i, const avx512::unit_masks& m) noexcept {
+    if (m.errors == 0) return;
+    const auto at = static_cast<unsigned>(std::countr_zero(m.errors));
+    const u8* s = in_ + i + at;
+    const unsigned length = error_length(m, at);  // the byte after it is within the overread
+    r_.first_error = i + at;
+    r_.first_kind = detail::reason_for(s[0], length, s[length]);  // a non-lead's ignores the rest
   }
 
   // Every unit of a repair window at i.
@@ -285,15 +288,12 @@ class utf8_scanner {
       }
       count_starts(m.complete, ~m.non_ascii, m.ge_e0, m.ge_f0);
     } else if constexpr (M == mode::decode) {
-      // Replace decodes every start and then overwrites those of error units.
-      const std::uint64_t kept = P == error_policy::replace ? m.starts : m.complete;
-      u8* const base = out_;
-      out_ = avx512::decode_starts(w, kept, base);
+      // Replace decodes every start, those of error units as U+FFFD: their ranks among
+      // the starts select the lanes (no loop over the errors, whose count is random).
       if constexpr (P == error_policy::replace)
-        for (std::uint64_t e = m.errors; e != 0; e &= e - 1) {
-          const std::uint64_t before = (e & -e) - 1;
-          store32(base + 4 * std::popcount(m.starts & before), 0xFFFDu);
-        }
+        out_ = avx512::decode_starts(w, m.starts, out_, _pext_u64(m.errors, m.starts));
+      else
+        out_ = avx512::decode_starts(w, m.complete, out_);
     } else if constexpr (M == mode::sanitize) {
       unsigned from = m.skip;
       for (std::uint64_t e = m.errors; e != 0; e &= e - 1) {

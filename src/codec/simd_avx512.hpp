@@ -166,9 +166,10 @@ inline constexpr unsigned overread = 3;
 // at src (reading up to src + 64 + overread), stored from out; returns the end of what it stored.
 // The start positions are compressed first, so the work follows the number of sequences
 // (2 rounds of 16 for CJK text, not 4): lane j of a round gathers the 4 bytes from the
-// round's j-th start, the 3 after the block included. Writes whole registers: up to
-// out + 256 may change.
-GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::uint64_t starts, u8* out) noexcept {
+// round's j-th start, the 3 after the block included. Bit j of `replaced` makes the j-th
+// start's code point U+FFFD instead. Writes whole registers: up to out + 256 may change.
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::uint64_t starts, u8* out,
+                                                          std::uint64_t replaced = 0) noexcept {
   const __m512i block = _mm512_loadu_si512(src);
   const __m512i after = _mm512_maskz_loadu_epi8(0x7, src + 64);  // the overread
   const __m512i at = _mm512_maskz_compress_epi8(starts, ld(ix.iota));  // start positions, in order
@@ -176,7 +177,8 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::ui
   for (unsigned g = 0; g < count; g += 16) {
     const __m512i lead_at = _mm512_permutexvar_epi8(_mm512_add_epi8(ld(ix.spread), _mm512_set1_epi8(char(g))), at);
     const __m512i x = _mm512_permutex2var_epi8(block, _mm512_add_epi8(lead_at, ld(ix.byte_in_lane)), after);
-    _mm512_storeu_si512(out, decode_lanes(x));
+    const auto replace = static_cast<__mmask16>(replaced >> g);
+    _mm512_storeu_si512(out, _mm512_mask_mov_epi32(decode_lanes(x), replace, _mm512_set1_epi32(0xFFFD)));
     out += 4 * std::min(16u, count - g);
   }
   return out;
