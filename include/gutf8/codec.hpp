@@ -43,19 +43,19 @@ struct options {
 // before it moves text faster than the CPU's threads. Equal end-to-end times give
 //   threshold = startup / (1 / cpu_rate(threads) - 1 / gpu_rate).
 // The figures are decode's (the costlier direction), measured file to file on the H100 host of
-// the GPU machine (16 Xeon vCPUs, 4 GiB of mixed text in the page cache, commit 3db491c,
-// bench/results/e2e.md): start-up 0.36 s, then 13.1 GB/s on the GPU; the CPU backend's piece
-// pipeline grows with its threads, fitted as max_rate * t / (t + half_threads) to 1.96 / 6.50 /
-// 13.2 / 21.6 GB/s at 1 / 4 / 8 / 14 threads. That gives about 0.76 GB for 1 thread, 1.8 GB for
-// 2, 5.4 GB for 4, 40 GB for 7 and never from 8 threads on: there the CPU alone decodes faster
-// than the GPU path moves text through this host. Validate favours the CPU more (49 GB/s on 14 threads
-// against 8 GB/s on the GPU); only text with many errors narrows the gap (1% invalid bytes:
-// validate 6.5 GB/s on the CPU, 8.0 on the GPU).
+// the GPU machine (16 Xeon vCPUs, 4 GiB of mixed text in the page cache, commit 2c9c681,
+// bench/results/e2e.md): start-up 0.32 s, then 11.1 GB/s on the GPU; the CPU backend's piece
+// pipeline grows with its threads, fitted as max_rate * t / (t + half_threads) to 2.83 / 9.75 /
+// 17.1 / 23.6 GB/s at 1 / 4 / 8 / 14 threads. That gives about 1.2 GB for 1 thread, 3.4 GB for
+// 2, 8.1 GB for 3, 28 GB for 4 and never from 5 threads on: there the CPU alone decodes faster
+// than the GPU path moves text through this host. Validate favours the CPU more (51-65 GB/s on
+// 14 threads against 8 GB/s on the GPU), text with many errors included (1% invalid bytes:
+// 36 GB/s on the CPU, 7.1 on the GPU).
 namespace auto_gpu_model {
-inline constexpr double startup_seconds = 0.36;         // gutf8 --backend=cuda on 6 bytes
-inline constexpr double gpu_bytes_per_second = 13.1e9;  // decode after the start-up
-inline constexpr double cpu_max_bytes_per_second = 118e9;
-inline constexpr double cpu_half_rate_threads = 63.4;
+inline constexpr double startup_seconds = 0.32;         // gutf8 --backend=cuda on 6 bytes
+inline constexpr double gpu_bytes_per_second = 11.1e9;  // decode after the start-up
+inline constexpr double cpu_max_bytes_per_second = 55.8e9;
+inline constexpr double cpu_half_rate_threads = 18.7;
 }  // namespace auto_gpu_model
 
 constexpr std::uint64_t auto_gpu_threshold(unsigned threads) noexcept {

@@ -158,5 +158,36 @@ TEST_F(io, SignalRemovesTemporaryAndKeepsPreviousOutput) {
   EXPECT_EQ(read("out"), "previous");
 }
 
+// A file that shrinks while gutf8 reads it (a log rotated under it): the CPU backend reads a
+// mapped file, where the missing pages raise SIGBUS; the GPU backend's reads come up short.
+// Both must end with exit 3 and a message, never a crash. gutf8 is held mid-file by a FIFO
+// on its standard output that this test stops reading, so the shrink lands inside the run.
+TEST_F(io, FileThatShrinksWhileReadIsAnInputError) {
+  write("big", std::string(std::size_t{96} << 20, 'x'));
+  const std::string fifo = (dir_ / "out").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader first, so that gutf8's open of its standard output does not wait.
+  const int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rfd, 0);
+  const pid_t pid = spawn({"validate", "--replace", "--threads", "2", "big"}, redirect{"/dev/null", fifo});
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(::fcntl(rfd, F_SETFL, 0), 0);
+  std::string buffer(std::size_t{1} << 20, '\0');
+  std::size_t got = 0;
+  while (got < buffer.size()) {  // output has begun: the file was sized and opened
+    const ssize_t n = ::read(rfd, buffer.data(), buffer.size() - got);
+    ASSERT_GT(n, 0);
+    got += static_cast<std::size_t>(n);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its pipeline fills and waits
+  ASSERT_EQ(::truncate((dir_ / "big").c_str(), 4096), 0);
+  std::size_t drained = got;
+  for (ssize_t n; (n = ::read(rfd, buffer.data(), buffer.size())) > 0;) drained += static_cast<std::size_t>(n);
+  ::close(rfd);
+  EXPECT_EQ(wait_for(pid), 3);
+  EXPECT_LT(drained, std::size_t{96} << 20);
+  EXPECT_NE(read(".stderr").find("shrank while it was read"), std::string::npos) << read(".stderr");
+}
+
 }  // namespace
 }  // namespace gutf8::cli_test
