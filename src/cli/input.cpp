@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <poll.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <exception>
@@ -24,6 +26,24 @@ std::optional<std::uint64_t> regular_file_size(const std::string& path) {
   return static_cast<std::uint64_t>(st.st_size);
 }
 
+namespace {
+// Files of the kernel's pseudo filesystems claim a nominal size (sysfs: 4096, procfs: 0) that
+// says nothing of what a read returns: they are read like a pipe, to the end.
+bool size_is_nominal(int fd) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 input_file::input_file(const std::string& path) : name_(display_name(path)) {
   if (path == "-") {
     fd_ = file_descriptor(STDIN_FILENO, /*owned=*/false);
@@ -35,7 +55,7 @@ input_file::input_file(const std::string& path) : name_(display_name(path)) {
   struct stat st {};
   if (::fstat(fd_.get(), &st) != 0) throw input_error(name_ + ": " + error_text(errno));
   if (S_ISDIR(st.st_mode)) throw input_error(name_ + ": " + error_text(EISDIR));
-  if (S_ISREG(st.st_mode)) {
+  if (S_ISREG(st.st_mode) && !size_is_nominal(fd_.get())) {
     size_ = static_cast<std::uint64_t>(st.st_size);
     (void)::posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint; failure is harmless
   }
@@ -110,6 +130,7 @@ std::size_t input_file::read(std::span<std::byte> buffer, const std::atomic<bool
     if (at >= 0) {
       const std::size_t filled = read_parallel(buffer, static_cast<std::uint64_t>(at));
       ::lseek(fd_.get(), at + static_cast<off_t>(filled), SEEK_SET);
+      if (filled < buffer.size()) check_not_shrunk(static_cast<std::uint64_t>(at) + filled);
       return filled;
     }
   }
@@ -124,7 +145,10 @@ std::size_t input_file::read(std::span<std::byte> buffer, const std::atomic<bool
       // ready < 0 (other errors) or an event: read() reports what is wrong, or the data / EOF.
     }
     const ssize_t n = ::read(fd_.get(), buffer.data() + filled, buffer.size() - filled);
-    if (n == 0) break;
+    if (n == 0) {
+      if (size_) check_not_shrunk(tell());
+      break;
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       throw input_error(name_ + ": " + error_text(errno));
@@ -132,6 +156,13 @@ std::size_t input_file::read(std::span<std::byte> buffer, const std::atomic<bool
     filled += static_cast<std::size_t>(n);
   }
   return filled;
+}
+
+// The end of a regular file came at `end`: before the size it had when opened, the file
+// shrank under the reader, and what was read is not the file (the CPU backend's planned
+// pieces fail the same way; a file that grows is read to its new end).
+void input_file::check_not_shrunk(std::uint64_t end) const {
+  if (size_ && end < *size_) throw input_error(name_ + ": the file shrank while it was read");
 }
 
 }  // namespace gutf8::cli

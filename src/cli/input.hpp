@@ -27,10 +27,11 @@ class input_file {
   explicit input_file(const std::string& path);
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
-  // The size when it is a regular file.
+  // The size when it is a regular file (not one of procfs or sysfs, whose sizes are nominal).
   [[nodiscard]] std::optional<std::uint64_t> size() const noexcept { return size_; }
 
-  // Fills buffer unless the input ends first; returns the bytes read, 0 at the end.
+  // Fills buffer unless the input ends first; returns the bytes read, 0 at the end. A regular
+  // file that ends before the size it had when opened throws input_error (it shrank).
   // Filling completely gives the library chunks of the requested size even from a pipe.
   // With cancel, a read from a pipe or terminal waits at most ~0.1 s at a time and returns
   // early (with what it has) once *cancel is true, so a reader thread can always be joined.
@@ -47,6 +48,7 @@ class input_file {
 
  private:
   std::size_t read_parallel(std::span<std::byte> buffer, std::uint64_t at);
+  void check_not_shrunk(std::uint64_t end) const;
 
   file_descriptor fd_;
   std::string name_;

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <fstream>
+#include <iterator>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -156,6 +158,23 @@ TEST_F(io, SignalRemovesTemporaryAndKeepsPreviousOutput) {
   ::close(fd);
   EXPECT_FALSE(has_temporary(listing()));
   EXPECT_EQ(read("out"), "previous");
+}
+
+// procfs and sysfs files are regular files whose sizes are nominal (0 and 4096 bytes): gutf8
+// reads them to their end like cat and iconv, neither stopping at the size nor calling a short
+// read a shrunk file.
+TEST_F(io, PseudoFilesystemFilesAreReadToTheirEnd) {
+  for (const char* path : {"/proc/version", "/sys/devices/system/cpu/online"}) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) continue;
+    const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    ASSERT_FALSE(text.empty()) << path;
+    const result r = run({"stats", "--json", path});
+    EXPECT_EQ(r.status, 0) << path << ": " << r.err;
+    EXPECT_NE(r.out.find("\"bytes\":" + std::to_string(text.size()) + ","), std::string::npos) << r.out;
+    const result v = run({"validate", path});
+    EXPECT_EQ(v.status, 0) << path << ": " << v.err;
+  }
 }
 
 // A file that shrinks while gutf8 reads it (a log rotated under it): the CPU backend reads a
