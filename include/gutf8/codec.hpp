@@ -48,9 +48,9 @@ struct options {
 // pipeline grows with its threads, fitted as max_rate * t / (t + half_threads) to 2.83 / 9.75 /
 // 17.1 / 23.6 GB/s at 1 / 4 / 8 / 14 threads. That gives about 1.2 GB for 1 thread, 3.4 GB for
 // 2, 8.1 GB for 3, 28 GB for 4 and never from 5 threads on: there the CPU alone decodes faster
-// than the GPU path moves text through this host. Validate favours the CPU more (51-65 GB/s on
-// 14 threads against 8 GB/s on the GPU), text with many errors included (1% invalid bytes:
-// 36 GB/s on the CPU, 7.1 on the GPU).
+// than the GPU path moves text through this host. Validate favours the CPU more (48-70 GB/s on
+// 14 threads against 7-8 GB/s on the GPU at 5ef5a64), text with many errors included (1% invalid
+// bytes: 52 GB/s on the CPU, 7.6 on the GPU).
 namespace auto_gpu_model {
 inline constexpr double startup_seconds = 0.32;         // gutf8 --backend=cuda on 6 bytes
 inline constexpr double gpu_bytes_per_second = 11.1e9;  // decode after the start-up
