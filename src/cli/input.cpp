@@ -162,7 +162,13 @@ std::size_t input_file::read(std::span<std::byte> buffer, const std::atomic<bool
 // shrank under the reader, and what was read is not the file (the CPU backend's planned
 // pieces fail the same way; a file that grows is read to its new end).
 void input_file::check_not_shrunk(std::uint64_t end) const {
-  if (size_ && end < *size_) throw input_error(name_ + ": the file shrank while it was read");
+  if (size_ && end < *size_) shrank();
 }
+
+void input_file::read_exactly_at(std::span<std::byte> buffer, std::uint64_t offset) const {
+  if (read_at(buffer, offset) != buffer.size()) shrank();
+}
+
+void input_file::shrank() const { throw input_error(name_ + ": the file shrank while it was read"); }
 
 }  // namespace gutf8::cli

@@ -40,6 +40,8 @@ class input_file {
   // Regular files: fills buffer from byte `offset` of the file unless the file ends first and
   // returns the bytes read; safe on several threads at once (pread), the file offset unmoved.
   std::size_t read_at(std::span<std::byte> buffer, std::uint64_t offset) const;
+  // read_at that fills buffer or throws input_error: bytes the file had when the run began.
+  void read_exactly_at(std::span<std::byte> buffer, std::uint64_t offset) const;
   // The file offset: where the next read() starts, and where the input begins for read_at's
   // users (standard input may be a regular file that others have read from).
   [[nodiscard]] std::uint64_t tell() const;
@@ -49,6 +51,7 @@ class input_file {
  private:
   std::size_t read_parallel(std::span<std::byte> buffer, std::uint64_t at);
   void check_not_shrunk(std::uint64_t end) const;
+  [[noreturn]] void shrank() const;
 
   file_descriptor fd_;
   std::string name_;

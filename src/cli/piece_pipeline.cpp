@@ -118,8 +118,7 @@ class piece_source {
       return map->at(at);
     }
     scratch.resize(length);
-    if (in_.read_at(std::as_writable_bytes(std::span(scratch)), base_ + from) != length)
-      throw input_error(in_.name() + ": the file shrank while it was read");
+    in_.read_exactly_at(std::as_writable_bytes(std::span(scratch)), base_ + from);
     return scratch.data();
   }
 
@@ -160,12 +159,6 @@ class piece_source {
   std::vector<std::optional<mapped_input>> segments_;  // guarded by m_
 };
 
-// Fills buffer from byte `offset` of the file, which was at least that long when the run began.
-void read_exactly(const input_file& in, std::span<std::uint8_t> buffer, std::uint64_t offset) {
-  if (in.read_at(std::as_writable_bytes(buffer), offset) != buffer.size())
-    throw input_error(in.name() + ": the file shrank while it was read");
-}
-
 // The lines of the input's first `end` bytes (the file from base on), read again in slices on
 // `threads` threads: what placing the first error needs when the pieces did not count lines.
 lines_before count_prefix_lines(const input_file& in, std::uint64_t base, std::uint64_t end,
@@ -181,7 +174,7 @@ lines_before count_prefix_lines(const input_file& in, std::uint64_t base, std::u
       for (std::uint64_t b; (b = next++) < blocks;) {
         const std::uint64_t from = b * block;
         const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(block, end - from));
-        read_exactly(in, std::span(buffer).first(length), base + from);
+        in.read_exactly_at(std::as_writable_bytes(std::span(buffer).first(length)), base + from);
         per_block[b] = internal::count_lines_before(buffer.data(), length, unit, from);
       }
     } catch (...) {

@@ -282,10 +282,7 @@ class utf8_scanner {
   GUTF8_AVX512 GUTF8_ALWAYS_INLINE void emit_units(std::size_t i, const avx512::unit_masks& m) noexcept {
     const u8* w = in_ + i;
     if constexpr (M == mode::stats) {
-      if constexpr (Histogram) {
-        alignas(64) std::array<u8, 4 * 64 + 64> local;
-        finish_chunk(avx512::decode_starts(w, m.complete, local.data()), local.data());
-      }
+      if constexpr (Histogram) add_to_histogram(w, m.complete);
       count_starts(m.complete, ~m.non_ascii, m.ge_e0, m.ge_f0);
     } else if constexpr (M == mode::decode) {
       // Replace decodes every start, those of error units as U+FFFD: their ranks among
@@ -367,7 +364,8 @@ class utf8_scanner {
     if constexpr (M == mode::sanitize) {
       _mm512_storeu_si512(out_, _mm512_loadu_si512(w));  // room: 4 output bytes per input byte
       out_ += used;
-    } else if constexpr (M == mode::stats && !Histogram) {
+    } else if constexpr (M == mode::stats) {
+      if constexpr (Histogram) add_to_histogram(w, starts);
       count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
     } else if constexpr (M == mode::decode) {
       if (m.non_ascii == 0 && used == 64) {
@@ -376,11 +374,13 @@ class utf8_scanner {
       } else {
         out_ = avx512::decode_starts(w, starts, out_);
       }
-    } else if constexpr (Histogram) {
-      alignas(64) std::array<u8, 4 * 64 + 64> local;
-      finish_chunk(avx512::decode_starts(w, starts, local.data()), local.data());
-      count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
     }
+  }
+
+  // The code points of the sequences starting at `starts` in the 64 bytes at w, counted.
+  GUTF8_AVX512 GUTF8_ALWAYS_INLINE void add_to_histogram(const u8* w, std::uint64_t starts) noexcept {
+    alignas(64) std::array<u8, 4 * 64 + 64> local;
+    finish_chunk(avx512::decode_starts(w, starts, local.data()), local.data());
   }
 
   // Sanitize stopping at a unit start s after i: the bytes before s still to be copied
