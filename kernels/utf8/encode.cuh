@@ -3,12 +3,14 @@
 // error unit (index `full`). Offsets in the summary are byte offsets of the UTF-32 input.
 // Fused: tiles of 256 threads x 16 elements (64 input bytes per thread); compact: 8 per thread.
 //   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back
-//     (tile.cuh / lookback.cuh); each warp stages its bytes in shared memory while warp 0 looks
-//     back, then writes them with aligned 16-byte stores.
+//     (tile.cuh / lookback.cuh); each warp stages its bytes in shared memory a word at a time
+//     (word_appender, the UTF-8 forms from a shared table) while warp 0 looks back, then writes
+//     them with aligned 16-byte stores.
 //   * encode_expand_kernel + compact_bytes_kernel: every element writes 4 bytes padded with 0xFF
 //     (a byte UTF-8 never contains), then a stream compaction removes the padding.
 #pragma once
 
+#include "utf8/encode_unit.cuh"
 #include "utf8/summary.cuh"
 #include "utf8/tile_rank.cuh"
 
@@ -67,41 +69,118 @@ __device__ __forceinline__ void encode_stats(const encode_view<E>& ev, u32 off0_
 // Output bytes of element value c under the policy (error: 3 for replace, 0 otherwise).
 template <error_policy P>
 __device__ __forceinline__ u32 out_length(u32 c, bool is_err) {
-  if (is_err) return P == error_policy::replace ? 3u : 0u;
-  return 1u + (c >= 0x80u) + (c >= 0x800u) + (c >= 0x10000u);
+  const u32 len = utf8_length(c);  // selects, not branches: see word_appender
+  return is_err ? (P == error_policy::replace ? 3u : 0u) : len;
 }
 
-// UTF-8 bytes of c packed little-endian (lane 0 = first byte); replacement for errors.
-__device__ __forceinline__ u32 pack_utf8(u32 c, bool is_err) {
-  if (is_err) return 0xBDBFEFu;
-  if (c < 0x80u) return c;
-  if (c < 0x800u) return (0xC0u | (c >> 6)) | ((0x80u | (c & 0x3Fu)) << 8);
-  if (c < 0x10000u)
-    return (0xE0u | (c >> 12)) | ((0x80u | ((c >> 6) & 0x3Fu)) << 8) | ((0x80u | (c & 0x3Fu)) << 16);
-  return (0xF0u | (c >> 18)) | ((0x80u | ((c >> 12) & 0x3Fu)) << 8) | ((0x80u | ((c >> 6) & 0x3Fu)) << 16) |
-         ((0x80u | (c & 0x3Fu)) << 24);
+// The encoders' table of UTF-8 forms by highest set bit (encode_unit.cuh), in shared memory.
+struct utf8_form_table {
+  utf8_form form[32];
+
+  // Threads 0..31; a __syncthreads must follow before the first lookup.
+  __device__ __forceinline__ void fill() {
+    if (threadIdx.x < 32) form[threadIdx.x] = utf8_form_of_top_bit(threadIdx.x);
+  }
+  __device__ __forceinline__ utf8_form of(u32 c) const { return form[31 - count_leading_zeros(c | 1u)]; }
+};
+// The same forms computed in registers: for a kernel that has no barrier to spare before it needs
+// them (the compact encoder's expand pass).
+struct utf8_form_compute {
+  __device__ __forceinline__ utf8_form of(u32 c) const { return utf8_form_of_top_bit(31 - count_leading_zeros(c | 1u)); }
+};
+
+// The element's output under the policy: its bytes packed little-endian, zero above them (the
+// replacement EF BF BD for an error unit under replace), and their count times 8.
+struct out_unit {
+  u32 bytes, bits;
+};
+template <error_policy P, class Forms>
+__device__ __forceinline__ out_unit encode_element(u32 c, bool is_err, const Forms& forms) {
+  const utf8_form f = forms.of(c);
+  const u32 bytes = utf8_pack(c, f), bits = utf8_form_bits(f);  // selects, not branches
+  if (P == error_policy::replace) return {is_err ? 0xBDBFEFu : bytes, is_err ? 24u : bits};
+  return {is_err ? 0u : bytes, is_err ? 0u : bits};
 }
 
+// Appends one thread's byte strings to a warp's staging words from byte offset k on: a whole word
+// per store instead of one store per byte, and no branches (a branch per element cost more than
+// the stores it saves: the warp runs both sides). The words a thread fills completely it stores
+// (the neighbours' bytes below its first byte are written as zeros); the partial word at its end
+// it ORs in after a __syncwarp, so the protocol, for all lanes of the warp, is:
+//   each live thread zeroes word (k + its byte count) / 4; __syncwarp;
+//   append... ; __syncwarp; finish.
+struct word_appender {
+  u32* word;  // being filled
+  u32 bits;   // of it, filled (the bytes of threads before count as filled, with zeros)
+  u32 acc;
+
+  __device__ __forceinline__ word_appender(u32* words, u32 k) : word(words + (k >> 2)), bits(8 * (k & 3u)), acc(0) {}
+
+  // bytes: n / 8 (0..4) bytes, zero above them.
+  __device__ __forceinline__ void append(u32 bytes, u32 n) {
+    acc |= bytes << bits;
+    const u32 spill = funnel_l(bytes, 0u, bits);  // what does not fit in this word (0 when bits = 0)
+    bits += n;                                     // < 64
+    const bool full = bits >= 32;
+    if (full) *word = acc;
+    word += full;
+    acc = full ? spill : acc;
+    bits &= 31u;
+  }
+  __device__ __forceinline__ void finish() {
+    if (bits) atomicOr(word, acc);
+  }
+};
+
+// One thread's elements, encoded under the policy, appended to out. Clean: every element is kept
+// and valid (no per-element error selects).
+template <error_policy P, bool Clean, int E>
+__device__ __forceinline__ void append_encoded(const encode_view<E>& ev, u32 keep, const utf8_form_table& forms,
+                                               word_appender& out) {
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const u32 c = ev.v[j];
+    if constexpr (Clean) {
+      const utf8_form f = forms.of(c);
+      out.append(utf8_pack(c, f), utf8_form_bits(f));
+    } else {
+      const out_unit u = encode_element<P>(c, (ev.err >> j) & 1u, forms);
+      const bool kept = (keep >> j) & 1u;
+      out.append(kept ? u.bytes : 0u, kept ? u.bits : 0u);
+    }
+  }
+}
+
+// 7 blocks per SM (32 registers, was 40 and 6 blocks): the warps wait at the look-back barrier
+// for about a third of their cycles (ncu, H100), and more blocks in flight cover it: +2-3 % on
+// every corpus (bench/results/codec_tuning.md, session 8).
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(block_threads)
+__global__ void __launch_bounds__(block_threads, 7)
     encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, u64* states,
                         u32 last_tile) {
   constexpr int E = encode_elems;
   __shared__ __align__(16) u8 st_sh[tile_warps][encode_stage_bytes];
   __shared__ tile_rank_shared sh;
+  __shared__ utf8_form_table forms;  // filled before block_scan_flag's barrier, used after it
 
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 e_base = u64{tile} * encode_tile;
   const u32 t_off = threadIdx.x * E;
   if (threadIdx.x == 0) sh.ts.init();
+  forms.fill();
 
   encode_view<E> ev;
   ev.load(in, n, e_base + t_off, full, elems, Vec && 4 * (e_base + encode_tile) <= n);
   const bool warp_ascii = __all_sync(full_mask, ev.ascii);
   const u32 keep = ev.inr & (P == error_policy::strict ? below_lowest(ev.err) : ~0u);
+  // Clean: every element is in range and valid, so kept, and its length is all there is to know.
+  const bool warp_clean = __all_sync(full_mask, ev.err == 0 && ev.inr == (1u << E) - 1);
   u32 total = 0;
   if (warp_ascii) {
     total = static_cast<u32>(popc(ev.inr));
+  } else if (warp_clean) {
+#pragma unroll
+    for (int j = 0; j < E; ++j) total += utf8_length(ev.v[j]);
   } else {
 #pragma unroll
     for (int j = 0; j < E; ++j)
@@ -113,25 +192,24 @@ __global__ void __launch_bounds__(block_threads)
 
   // Stage the bytes at warp-local offsets (before the look-back: its latency overlaps this work).
   u8* st = st_sh[warp];
-  if (!(s.excl & stop32)) {
-    u32 k = s.excl - s.wexcl;
-    if (warp_ascii) {
+  const bool live = !(s.excl & stop32);
+  const u32 k = s.excl - s.wexcl;
+  if (warp_ascii) {
+    if (live) {
 #pragma unroll
       for (int j = 0; j < E; ++j) st[k + j] = static_cast<u8>(ev.v[j]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < E; ++j) {
-        if (!((keep >> j) & 1u)) continue;
-        const bool is_err = (ev.err >> j) & 1u;
-        const u32 len = out_length<P>(ev.v[j], is_err);
-        const u32 bytes = pack_utf8(ev.v[j], is_err);
-        if (len > 0) st[k] = static_cast<u8>(bytes);
-        if (len > 1) st[k + 1] = static_cast<u8>(bytes >> 8);
-        if (len > 2) st[k + 2] = static_cast<u8>(bytes >> 16);
-        if (len > 3) st[k + 3] = static_cast<u8>(bytes >> 24);
-        k += len;
-      }
     }
+  } else {
+    u32* words = reinterpret_cast<u32*>(st);
+    if (live) words[(k + total) >> 2] = 0;  // the word word_appender ORs
+    __syncwarp();
+    word_appender out(words, k);
+    if (live) {
+      if (warp_clean) append_encoded<P, true>(ev, keep, forms, out);
+      else append_encoded<P, false>(ev, keep, forms, out);
+    }
+    __syncwarp();
+    if (live) out.finish();
   }
   const warp_output w = place_warp_output(lane, s, agg, sh, states, tile, last_tile, acc, 4 * e_base);
   if (w.stopped) return;
@@ -155,15 +233,14 @@ __global__ void __launch_bounds__(block_threads)
   u32 r[expand_elems];
 #pragma unroll
   for (int j = 0; j < expand_elems; ++j) {
-    const bool is_err = (ev.err >> j) & 1u;
-    const u32 len = ((ev.inr >> j) & 1u) ? out_length<P>(ev.v[j], is_err) : 0u;
-    const u32 pad = len >= 4 ? 0u : 0xFFFFFFFFu << (8 * len);
-    r[j] = len == 0 ? 0xFFFFFFFFu : (pack_utf8(ev.v[j], is_err) | pad);
+    const out_unit u = encode_element<P>(ev.v[j], (ev.err >> j) & 1u, utf8_form_compute{});
+    const u32 bits = ((ev.inr >> j) & 1u) ? u.bits : 0u;
+    r[j] = bits == 0 ? 0xFFFFFFFFu : u.bytes | (bits >= 32 ? 0u : 0xFFFFFFFFu << bits);
   }
   const u64 q = (e_base + t_off) / 4;
   padded[q] = make_uint4(r[0], r[1], r[2], r[3]);
   padded[q + 1] = make_uint4(r[4], r[5], r[6], r[7]);
-  __syncthreads();
+  __syncthreads();  // the cleared summary
   encode_stats(ev, 4 * t_off, ts);
   __syncthreads();
   if (threadIdx.x == 0) ts.flush(acc, 4 * e_base, tile);

@@ -4,7 +4,8 @@
 // results as the kernels pass them between lanes and from the raw neighbour words as lane 0 / 31
 // compute them) against the exact per-byte rule classify_reference. Exhaustive over all 1-, 2-
 // and 3-byte sequences at every position of a block boundary, plus random mixes of the bytes
-// that matter. No GPU needed.
+// that matter; the scalar decoder and encoder (decode_unit, utf8_pack) on every scalar value. No
+// GPU needed.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/encode_unit.cuh"
 #include "utf8/planes.cuh"
 
 namespace {
@@ -107,6 +109,19 @@ TEST(PlanesHost, DecodeUnitEveryScalarValue) {
       for (unsigned k = 0; k < len; ++k) x = (x & ~(0xFFu << (8 * k))) | (u32{b[k]} << (8 * k));
       ASSERT_EQ(kern::decode_unit(x), c) << std::hex << c << " tail " << tail;
     }
+  }
+}
+
+TEST(PlanesHost, EncodeUnitEveryScalarValue) {
+  for (u32 c = 0; c <= 0x10FFFF; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    u8 b[4] = {0, 0, 0, 0};
+    const unsigned len = detail::encode_scalar(static_cast<char32_t>(c), b);
+    ASSERT_EQ(kern::utf8_length(c), len) << std::hex << c;
+    const kern::utf8_form f = kern::utf8_form_of_top_bit(31 - kern::count_leading_zeros(c | 1));
+    ASSERT_EQ(kern::utf8_form_bits(f), 8 * len) << std::hex << c;
+    const u32 expect = b[0] | u32{b[1]} << 8 | u32{b[2]} << 16 | u32{b[3]} << 24;  // zero above len
+    ASSERT_EQ(kern::utf8_pack(c, f), expect) << std::hex << c;
   }
 }
 
