@@ -51,6 +51,12 @@ struct accum {
 // Input of a chunk: UTF-8 bytes, or UTF-32LE (LF = the code point U+000A, offsets in bytes).
 enum class input_kind : std::uint8_t { utf8, utf32 };
 
+// Bytes of a chunk processed now (accum::limit): all but the trailing bytes carried into the next
+// chunk (a UTF-8 sequence cut by the chunk's end, or a UTF-32 element's first 1..3 bytes).
+__device__ __forceinline__ u64 chunk_limit(input_kind kind, const u8* in, u64 n, bool is_last) {
+  return n - (kind == input_kind::utf8 ? utf8_carry(in, n, is_last) : (is_last ? 0 : n % 4));
+}
+
 // ---------------------------------------------------------------------- loads ----
 
 // 4 bytes at signed position p; bytes outside [0, n) read as 0.

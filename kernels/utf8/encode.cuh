@@ -81,12 +81,12 @@ struct utf8_form_table {
   __device__ __forceinline__ void fill() {
     if (threadIdx.x < 32) form[threadIdx.x] = utf8_form_of_top_bit(threadIdx.x);
   }
-  __device__ __forceinline__ utf8_form of(u32 c) const { return form[31 - count_leading_zeros(c | 1u)]; }
+  __device__ __forceinline__ utf8_form of(u32 c) const { return form[top_bit(c)]; }
 };
 // The same forms computed in registers: for a kernel that has no barrier to spare before it needs
 // them (the compact encoder's expand pass).
 struct utf8_form_compute {
-  __device__ __forceinline__ utf8_form of(u32 c) const { return utf8_form_of_top_bit(31 - count_leading_zeros(c | 1u)); }
+  __device__ __forceinline__ utf8_form of(u32 c) const { return utf8_form_of_top_bit(top_bit(c)); }
 };
 
 // The element's output under the policy: its bytes packed little-endian, zero above them (the
@@ -133,21 +133,15 @@ struct word_appender {
 };
 
 // One thread's elements, encoded under the policy, appended to out. Clean: every element is kept
-// and valid (no per-element error selects).
+// and valid (the error and keep selects fold away).
 template <error_policy P, bool Clean, int E>
 __device__ __forceinline__ void append_encoded(const encode_view<E>& ev, u32 keep, const utf8_form_table& forms,
                                                word_appender& out) {
 #pragma unroll
   for (int j = 0; j < E; ++j) {
-    const u32 c = ev.v[j];
-    if constexpr (Clean) {
-      const utf8_form f = forms.of(c);
-      out.append(utf8_pack(c, f), utf8_form_bits(f));
-    } else {
-      const out_unit u = encode_element<P>(c, (ev.err >> j) & 1u, forms);
-      const bool kept = (keep >> j) & 1u;
-      out.append(kept ? u.bytes : 0u, kept ? u.bits : 0u);
-    }
+    const out_unit u = encode_element<P>(ev.v[j], !Clean && ((ev.err >> j) & 1u), forms);
+    const bool kept = Clean || ((keep >> j) & 1u);
+    out.append(kept ? u.bytes : 0u, kept ? u.bits : 0u);
   }
 }
 

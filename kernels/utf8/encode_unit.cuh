@@ -12,7 +12,10 @@ namespace gutf8::kern {
 // marker mask left by clz(c) keeps exactly those (the others leave the word).
 GUTF8_HD u32 utf8_length(u32 c) { return 1u + static_cast<u32>(popc(0x10880u << count_leading_zeros(c | 1u))); }
 
-// Everything about c's UTF-8 form that depends only on its highest set bit k = 31 - clz(c | 1),
+// The index of c's highest set bit (0 for c = 0).
+GUTF8_HD u32 top_bit(u32 c) { return 31u - count_leading_zeros(c | 1u); }
+
+// Everything about c's UTF-8 form that depends only on its highest set bit k = top_bit(c),
 // so that the encoders look it up (a 32-entry table in shared memory) instead of computing it:
 //   perm_len  byte_perm selector (bits 0..15) that puts the 6-bit fields of c (utf8_fields) in
 //             UTF-8 order, or for ASCII c's own low byte, zeros above; 8 * length in bits 16..23

@@ -24,9 +24,8 @@ static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_l
     acc->last_lf_p1[lane] = 0;
   }
   if (lane == 0) {
-    const u64 carry = kind == input_kind::utf8 ? utf8_carry(in, n, is_last) : (is_last ? 0 : n % 4);
     acc->n = n;
-    acc->limit = n - carry;
+    acc->limit = chunk_limit(kind, in, n, is_last);
     acc->written = 0;
     acc->lf_before = 0;
     acc->last_lf_before_p1 = 0;

@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(block_threads, 3)
   const u64 seg0 = gw * segs_per_warp;
   const u64 seg_end = seg0 + segs_per_warp < total_segs ? seg0 + segs_per_warp : total_segs;
   if (seg0 >= seg_end) return;  // warp-uniform
-  const u64 limit = n - utf8_carry(in, n, is_last);  // as prepare_kernel sets acc->limit
+  const u64 limit = chunk_limit(input_kind::utf8, in, n, is_last);  // acc->limit, before prepare sets it
   const bool a4 = aligned4(in);
   const u64 run = seg0 * validate_segment;  // the run's first byte
   const u8* rin = in + run;

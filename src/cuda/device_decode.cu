@@ -9,26 +9,21 @@ namespace {
 using namespace launch;
 
 template <error_policy P, bool Vec>
-void launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
-                   char32_t* d_out, cudaStream_t stream) {
+cudaError_t launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
+                          char32_t* d_out, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(l.tiles);
   const auto last = static_cast<unsigned>(l.tiles - 1);
   auto* out = reinterpret_cast<kern::u32*>(d_out);
-  if (variant == decoder::fused) {
-    dependent(kern::decode_fused_kernel<P, Vec>, grid, stream, in, n, out, l.acc(d_temp), l.states(d_temp), last);
-  } else {
-    dependent(kern::staged_scatter_kernel<P, Vec>, grid, stream, in, n, reinterpret_cast<u8*>(d_out),
-              l.acc(d_temp), l.states(d_temp), last);
-    const unsigned g2 = stride_grid(kern::staged_decode_kernel, ceil_div(n, 4 * kern::block_threads));
-    kern::staged_decode_kernel<<<g2, kern::block_threads, 0, stream>>>(out, l.acc(d_temp), aligned16(out));
-  }
-}
-
-template <error_policy P>
-void launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
-                   char32_t* d_out, cudaStream_t stream) {
-  if (aligned16(in)) launch_decode<P, true>(variant, l, d_temp, in, n, d_out, stream);
-  else launch_decode<P, false>(variant, l, d_temp, in, n, d_out, stream);
+  if (variant == decoder::fused)
+    return dependent(kern::decode_fused_kernel<P, Vec>, grid, stream, in, n, out, l.acc(d_temp), l.states(d_temp),
+                     last);
+  if (const cudaError_t e = dependent(kern::staged_scatter_kernel<P, Vec>, grid, stream, in, n,
+                                      reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
+      e != cudaSuccess)
+    return e;
+  const unsigned g2 = stride_grid(kern::staged_decode_kernel, ceil_div(n, 4 * kern::block_threads));
+  kern::staged_decode_kernel<<<g2, kern::block_threads, 0, stream>>>(out, l.acc(d_temp), aligned16(out));
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -49,17 +44,10 @@ cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
       e != cudaSuccess)
     return e;
   if (l.tiles != 0) {
-    switch (policy) {
-      case error_policy::strict:
-        launch_decode<error_policy::strict>(variant, l, d_temp, in, n, d_out, stream);
-        break;
-      case error_policy::replace:
-        launch_decode<error_policy::replace>(variant, l, d_temp, in, n, d_out, stream);
-        break;
-      case error_policy::drop:
-        launch_decode<error_policy::drop>(variant, l, d_temp, in, n, d_out, stream);
-        break;
-    }
+    const cudaError_t e = with_policy(policy, aligned16(in), [&](auto p, auto vec) {
+      return launch_decode<decltype(p)::value, decltype(vec)::value>(variant, l, d_temp, in, n, d_out, stream);
+    });
+    if (e != cudaSuccess) return e;
   }
   return end<kern::input_kind::utf8>(l, d_temp, in, n, d_summary, policy == error_policy::strict,
                                      stream);

@@ -8,8 +8,8 @@ namespace {
 using namespace launch;
 
 template <error_policy P, bool Vec>
-void launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
-                   u64 full, u64 elems, u8* out, cudaStream_t stream) {
+cudaError_t launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
+                          u64 full, u64 elems, u8* out, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(l.tiles);
   const auto last = static_cast<unsigned>(l.tiles - 1);
   if (variant == encoder::fused) {
@@ -22,13 +22,7 @@ void launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8
     kern::compact_bytes_kernel<P><<<grid, kern::block_threads, 0, stream>>>(padded, out, l.acc(d_temp),
                                                                           l.states(d_temp), last);
   }
-}
-
-template <error_policy P>
-void launch_encode(encoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
-                   u64 full, u64 elems, u8* out, cudaStream_t stream) {
-  if (aligned16(in)) launch_encode<P, true>(variant, l, d_temp, in, n, full, elems, out, stream);
-  else launch_encode<P, false>(variant, l, d_temp, in, n, full, elems, out, stream);
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -54,17 +48,11 @@ cudaError_t encode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
     return e;
   if (tiles != 0) {
     auto* out = reinterpret_cast<u8*>(d_out);
-    switch (policy) {
-      case error_policy::strict:
-        launch_encode<error_policy::strict>(variant, l, d_temp, in, n, full, elems, out, stream);
-        break;
-      case error_policy::replace:
-        launch_encode<error_policy::replace>(variant, l, d_temp, in, n, full, elems, out, stream);
-        break;
-      case error_policy::drop:
-        launch_encode<error_policy::drop>(variant, l, d_temp, in, n, full, elems, out, stream);
-        break;
-    }
+    const cudaError_t e = with_policy(policy, aligned16(in), [&](auto p, auto vec) {
+      return launch_encode<decltype(p)::value, decltype(vec)::value>(variant, l, d_temp, in, n, full, elems, out,
+                                                                     stream);
+    });
+    if (e != cudaSuccess) return e;
   }
   return end<kern::input_kind::utf32>(l, d_temp, in, n, d_summary, policy == error_policy::strict,
                                       stream);

@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "gutf8/device.hpp"
 #include "utf8/common.cuh"
@@ -84,6 +85,24 @@ unsigned stride_grid(Kernel kernel, u64 work_blocks) {
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+// launch(policy_constant<P>{}, std::bool_constant<Vec>{}) for the run-time policy and input
+// alignment (Vec: 16-byte loads), which the kernels take as template arguments.
+template <error_policy P>
+using policy_constant = std::integral_constant<error_policy, P>;
+template <error_policy P, class Launch>
+cudaError_t with_alignment(bool vec, Launch& launch) {
+  return vec ? launch(policy_constant<P>{}, std::true_type{}) : launch(policy_constant<P>{}, std::false_type{});
+}
+template <class Launch>
+cudaError_t with_policy(error_policy policy, bool vec, Launch launch) {
+  switch (policy) {
+    case error_policy::strict: return with_alignment<error_policy::strict>(vec, launch);
+    case error_policy::replace: return with_alignment<error_policy::replace>(vec, launch);
+    case error_policy::drop: return with_alignment<error_policy::drop>(vec, launch);
+  }
+  return cudaSuccess;  // no other policy: nothing to launch, as before this helper
+}
 
 // One tile per block: the grid must fit gridDim.x and the 32-bit tile index.
 inline bool tiles_fit(u64 tiles) { return tiles <= static_cast<u64>(INT_MAX); }

@@ -7,25 +7,10 @@ namespace {
 
 using namespace launch;
 
-template <bool Vec>
-void launch_sanitize(error_policy policy, const temp_layout& l, void* d_temp, const u8* in, u64 n, u8* out,
-                     cudaStream_t stream) {
-  const auto grid = static_cast<unsigned>(l.tiles);
-  const auto last = static_cast<unsigned>(l.tiles - 1);
-  switch (policy) {
-    case error_policy::strict:
-      dependent(kern::sanitize_kernel<error_policy::strict, Vec>, grid, stream, in, n, out, l.acc(d_temp),
-                l.states(d_temp), last);
-      break;
-    case error_policy::replace:
-      dependent(kern::sanitize_kernel<error_policy::replace, Vec>, grid, stream, in, n, out, l.acc(d_temp),
-                l.states(d_temp), last);
-      break;
-    case error_policy::drop:
-      dependent(kern::sanitize_kernel<error_policy::drop, Vec>, grid, stream, in, n, out, l.acc(d_temp),
-                l.states(d_temp), last);
-      break;
-  }
+template <error_policy P, bool Vec>
+cudaError_t launch_sanitize(const temp_layout& l, void* d_temp, const u8* in, u64 n, u8* out, cudaStream_t stream) {
+  return dependent(kern::sanitize_kernel<P, Vec>, static_cast<unsigned>(l.tiles), stream, in, n, out, l.acc(d_temp),
+                   l.states(d_temp), static_cast<unsigned>(l.tiles - 1));
 }
 
 }  // namespace
@@ -46,8 +31,10 @@ cudaError_t sanitize(void* d_temp, std::size_t& temp_bytes, const std::byte* d_i
     return e;
   if (l.tiles != 0) {
     auto* out = reinterpret_cast<u8*>(d_out);
-    if (aligned16(in)) launch_sanitize<true>(policy, l, d_temp, in, n, out, stream);
-    else launch_sanitize<false>(policy, l, d_temp, in, n, out, stream);
+    const cudaError_t e = with_policy(policy, aligned16(in), [&](auto p, auto vec) {
+      return launch_sanitize<decltype(p)::value, decltype(vec)::value>(l, d_temp, in, n, out, stream);
+    });
+    if (e != cudaSuccess) return e;
   }
   return end<kern::input_kind::utf8>(l, d_temp, in, n, d_summary, policy == error_policy::strict,
                                      stream);

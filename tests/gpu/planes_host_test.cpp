@@ -118,7 +118,7 @@ TEST(PlanesHost, EncodeUnitEveryScalarValue) {
     u8 b[4] = {0, 0, 0, 0};
     const unsigned len = detail::encode_scalar(static_cast<char32_t>(c), b);
     ASSERT_EQ(kern::utf8_length(c), len) << std::hex << c;
-    const kern::utf8_form f = kern::utf8_form_of_top_bit(31 - kern::count_leading_zeros(c | 1));
+    const kern::utf8_form f = kern::utf8_form_of_top_bit(kern::top_bit(c));
     ASSERT_EQ(kern::utf8_form_bits(f), 8 * len) << std::hex << c;
     const u32 expect = b[0] | u32{b[1]} << 8 | u32{b[2]} << 16 | u32{b[3]} << 24;  // zero above len
     ASSERT_EQ(kern::utf8_pack(c, f), expect) << std::hex << c;
