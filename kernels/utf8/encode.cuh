@@ -160,7 +160,10 @@ __global__ void __launch_bounds__(block_threads, 7)
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 e_base = u64{tile} * encode_tile;
   const u32 t_off = threadIdx.x * E;
-  if (threadIdx.x == 0) sh.ts.init();
+  if (threadIdx.x == 0) {
+    sh.ts.init();
+    if (Vec) prefetch_ahead(in, n, 4 * e_base, 4 * encode_tile);
+  }
   forms.fill();
 
   encode_view<E> ev;

@@ -42,42 +42,36 @@ __device__ __forceinline__ void lb_store(u64* p, u64 v) {
 }
 
 // All 32 lanes of one warp, tile > 0: the combined value of tiles 0 .. tile-1 (in every lane).
-// Each round trip reads 4 windows of 32 tiles (lane i: tiles base - 32 k + i); the windows are
+// Each round trip reads the 32 tiles below the last (lane i: tile base + i); the windows are
 // combined nearest first, each from its nearest inclusive entry, until one has an inclusive
-// entry. Aggregates are tile counts (< 2^32); only the inclusive entry can be large.
+// entry. One window per round trip, not four: the fused encoder +2-4 %, sanitize +5 % (H200,
+// bench/results/codec_tuning.md, session 9); the extra windows were loads of hot lines that the
+// look-back seldom needed. Aggregates are tile counts (< 2^32); only the inclusive entry can be
+// large.
 __device__ __forceinline__ u64 lookback_prefix(u64* states, u32 tile) {
-  constexpr int windows = 4;
   const u32 lane = threadIdx.x & 31u;
   long long base = static_cast<long long>(tile) - 32;
   u64 acc = 0;
   bool have = false;
   for (;;) {
-    u64 w[windows];
-#pragma unroll
-    for (int k = 0; k < windows; ++k) {
-      const long long pred = base - 32 * k + static_cast<long long>(lane);
-      w[k] = pred >= 0 ? lb_load(states + pred) : lb_inclusive;
-    }
-#pragma unroll
-    for (int k = 0; k < windows; ++k) {
-      const long long pred = base - 32 * k + static_cast<long long>(lane);
-      while (__any_sync(0xFFFFFFFFu, (w[k] & lb_status) == 0))
-        if ((w[k] & lb_status) == 0) w[k] = lb_load(states + pred);  // pred >= 0 here
-      const u32 incl = __ballot_sync(0xFFFFFFFFu, (w[k] & lb_status) == lb_inclusive);
-      const u32 first = incl ? 31u - static_cast<u32>(__clz(static_cast<int>(incl))) : 0u;
-      const u32 stops = __ballot_sync(0xFFFFFFFFu, (w[k] & lb_stop) != 0) & (0xFFFFFFFFu << first);
-      const u32 last = stops ? static_cast<u32>(__ffs(static_cast<int>(stops))) - 1u : 31u;
-      const u32 small = (lane > first && lane <= last) ? static_cast<u32>(w[k] & lb_count) : 0u;
-      const u32 sum = __reduce_add_sync(0xFFFFFFFFu, small);
-      const u32 hi = __shfl_sync(0xFFFFFFFFu, static_cast<u32>((w[k] & lb_count) >> 32), static_cast<int>(first));
-      const u32 lo = __shfl_sync(0xFFFFFFFFu, static_cast<u32>(w[k]), static_cast<int>(first));
-      u64 win = ((u64{hi} << 32) | lo) + sum;
-      if (stops) win |= lb_stop;
-      acc = have ? lb_combine(win, acc) : win;
-      have = true;
-      if (incl) return acc;
-    }
-    base -= 32 * windows;
+    const long long pred = base + static_cast<long long>(lane);
+    u64 w = pred >= 0 ? lb_load(states + pred) : lb_inclusive;
+    while (__any_sync(0xFFFFFFFFu, (w & lb_status) == 0))
+      if ((w & lb_status) == 0) w = lb_load(states + pred);  // pred >= 0 here
+    const u32 incl = __ballot_sync(0xFFFFFFFFu, (w & lb_status) == lb_inclusive);
+    const u32 first = incl ? 31u - static_cast<u32>(__clz(static_cast<int>(incl))) : 0u;
+    const u32 stops = __ballot_sync(0xFFFFFFFFu, (w & lb_stop) != 0) & (0xFFFFFFFFu << first);
+    const u32 last = stops ? static_cast<u32>(__ffs(static_cast<int>(stops))) - 1u : 31u;
+    const u32 small = (lane > first && lane <= last) ? static_cast<u32>(w & lb_count) : 0u;
+    const u32 sum = __reduce_add_sync(0xFFFFFFFFu, small);
+    const u32 hi = __shfl_sync(0xFFFFFFFFu, static_cast<u32>((w & lb_count) >> 32), static_cast<int>(first));
+    const u32 lo = __shfl_sync(0xFFFFFFFFu, static_cast<u32>(w), static_cast<int>(first));
+    u64 win = ((u64{hi} << 32) | lo) + sum;
+    if (stops) win |= lb_stop;
+    acc = have ? lb_combine(win, acc) : win;
+    have = true;
+    if (incl) return acc;
+    base -= 32;
   }
 }
 

@@ -2,7 +2,8 @@
 // their own work to place each warp's output in the grid and to merge the chunk summary, in this
 // order:
 //
-//   begin_utf8_tile         thread 0 clears the summary; all threads classify the tile (tile.cuh)
+//   begin_utf8_tile         thread 0 clears the summary and asks L2 for the input 2 MiB ahead
+//                           (common.cuh: prefetch_ahead); all threads classify the tile (tile.cuh)
 //   share_tile_bytes        (decode_fused, sanitize) the bytes, for warps that copy them through
 //   block_scan_flag         (tile.cuh) of the thread's output count, stop_flagged
 //   add_lane_stats          the thread's errors and LFs into the tile summary
@@ -31,7 +32,10 @@ struct utf8_tile_shared {
 template <bool Vec, bool Detail>
 __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, const accum* acc,
                                                 utf8_tile_shared& sh, lane_class<Detail>& L) {
-  if (threadIdx.x == 0) sh.rank.ts.init();
+  if (threadIdx.x == 0) {
+    sh.rank.ts.init();
+    if (Vec) prefetch_ahead(in, n, base, tile_bytes);
+  }
   wait_for_prior_kernel();  // prepare_kernel's accumulator and cleared look-back states
   classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L);
 }
