@@ -1,7 +1,7 @@
 // UTF-32LE -> UTF-8 encoders. An element is one 32-bit value; it is an error unit when it is a
 // surrogate or above U+10FFFF, and 1..3 trailing bytes at the end of the last chunk form one more
 // error unit (index `full`). Offsets in the summary are byte offsets of the UTF-32 input.
-// Fused: tiles of 256 threads x 16 elements (64 input bytes per thread); compact: 8 per thread.
+// Fused: tiles of 256 threads x 24 elements (96 input bytes per thread); compact: 8 per thread.
 //   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back
 //     (tile.cuh / lookback.cuh); each warp stages its bytes in shared memory a word at a time
 //     (word_appender, the UTF-8 forms from a shared table) while warp 0 looks back, then writes
@@ -16,7 +16,7 @@
 
 namespace gutf8::kern {
 
-inline constexpr int encode_elems = 16;                           // fused: per thread (64 input bytes)
+inline constexpr int encode_elems = 24;                           // fused: per thread (96 input bytes)
 inline constexpr u32 encode_tile = block_threads * encode_elems;  // elements per tile
 inline constexpr u32 encode_stage_bytes = 4 * 32 * encode_elems + 32;
 inline constexpr int expand_elems = 8;                            // compact: per thread (32 bytes)
@@ -145,11 +145,12 @@ __device__ __forceinline__ void append_encoded(const encode_view<E>& ev, u32 kee
   }
 }
 
-// 7 blocks per SM (32 registers, was 40 and 6 blocks): the warps wait at the look-back barrier
-// for about a third of their cycles (ncu, H100), and more blocks in flight cover it: +2-3 % on
-// every corpus (bench/results/codec_tuning.md, session 8).
+// 24 elements a thread, 6 blocks per SM (40 registers): a tile's fixed costs (scan, look-back,
+// the barrier they end in) spread over 1.5x the bytes. Against 16 a thread at 7 blocks: +7.5 to
+// +12 % on every corpus; 32 a thread (5 blocks): -8 to +8 % (H100, bench/results/codec_tuning.md,
+// session 9).
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(block_threads, 7)
+__global__ void __launch_bounds__(block_threads, 6)
     encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, u64* states,
                         u32 last_tile) {
   constexpr int E = encode_elems;
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(block_threads, 7)
   const bool warp_ascii = __all_sync(full_mask, ev.ascii);
   const u32 keep = ev.inr & (P == error_policy::strict ? below_lowest(ev.err) : ~0u);
   // Clean: every element is in range and valid, so kept, and its length is all there is to know.
-  const bool warp_clean = __all_sync(full_mask, ev.err == 0 && ev.inr == (1u << E) - 1);
+  const bool warp_clean = __all_sync(full_mask, ev.err == 0 && ev.inr == (E == 32 ? ~0u : (1u << E) - 1));
   u32 total = 0;
   if (warp_ascii) {
     total = static_cast<u32>(popc(ev.inr));

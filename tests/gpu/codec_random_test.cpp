@@ -6,7 +6,11 @@
 namespace gutf8::test::gpu {
 namespace {
 
-constexpr std::size_t tile = 8192;  // bytes per tile of the UTF-8 kernels (and UTF-32 encoders)
+constexpr std::size_t tile = 8192;  // bytes per tile of the UTF-8 kernels
+// UTF-32 values per tile of the encoders (kernels/utf8/encode.cuh): fused 256 threads x 24,
+// compact 256 x 8.
+constexpr std::size_t fused_encode_tile = 256 * 24;
+constexpr std::size_t compact_encode_tile = 256 * 8;
 
 TEST(GpuRandom, ScriptsAndErrorRates) {
   GUTF8_REQUIRE_GPU();
@@ -71,9 +75,17 @@ TEST(GpuRandom, TileBoundaries) {
       b.resize(n);
       ASSERT_TRUE(check_all_utf8(ws, b, "boundary"));
     }
-    auto g = rng(seed++);
-    // UTF-32: n values (tiles of 2048 values) and n bytes.
-    ASSERT_TRUE(check_all_encode(ws, random_utf32(g, n / 4, script::mixed, 0.001, n % 4), "boundary utf32"));
+  }
+  // UTF-32: values around both encoders' tile boundaries, with and without a ragged tail, of
+  // ASCII (the encoders' whole-warp fast path), CJK and mixed values with errors.
+  for (std::size_t encode_tile : {fused_encode_tile, compact_encode_tile}) {
+    for (std::size_t values : boundary_sizes(encode_tile, 3)) {
+      for (script s : {script::ascii, script::cjk, script::mixed}) {
+        auto g = rng(seed++);
+        const double rate = s == script::mixed ? 0.001 : 0.0;
+        ASSERT_TRUE(check_all_encode(ws, random_utf32(g, values, s, rate, values % 4), "boundary utf32"));
+      }
+    }
   }
   // Sequences straddling every thread (32 bytes) and tile boundary: a 4-byte sequence at
   // every phase of a long run.
