@@ -8,10 +8,10 @@
 
 #include "gutf8/device.hpp"
 #include "utf8/classify.cuh"
+#include "utf8/tile_shape.cuh"
 
 namespace gutf8::kern {
 
-inline constexpr int block_threads = 256;  // every codec kernel
 inline constexpr int summary_slots = 32;  // spreads per-tile atomics over 32 addresses
 
 // ------------------------------------------------------- dependent launches ----

@@ -16,16 +16,14 @@
 
 namespace gutf8::kern {
 
-inline constexpr int encode_elems = 24;                           // fused: per thread (96 input bytes)
-inline constexpr u32 encode_tile = block_threads * encode_elems;  // elements per tile
+// Tile shapes (encode_elems, encode_tile, expand_elems, expand_tile): tile_shape.cuh.
 inline constexpr u32 encode_stage_bytes = 4 * 32 * encode_elems + 32;
-inline constexpr int expand_elems = 8;                            // compact: per thread (32 bytes)
-inline constexpr u32 expand_tile = block_threads * expand_elems;
 
 // One thread's E consecutive elements: values, error / LF bits (bit j = element e0 + j).
 template <int E>
 struct encode_view {
   static_assert(E % 8 == 0);
+  static constexpr u32 all = E == 32 ? ~0u : (1u << E) - 1;  // a bit per element
   u32 v[E];
   u32 err, lf, inr;
   bool ascii;  // every element in range is below 0x80 and no error
@@ -41,8 +39,8 @@ struct encode_view {
     }
     // Range masks once (32-bit), then per element only 32-bit compares.
     const u64 r_in = elems > e0 ? elems - e0 : 0, r_full = full > e0 ? full - e0 : 0;
-    inr = r_in >= static_cast<u64>(E) ? (E == 32 ? ~0u : (1u << E) - 1) : (1u << r_in) - 1;
-    const u32 fullm = r_full >= static_cast<u64>(E) ? (E == 32 ? ~0u : (1u << E) - 1) : (1u << r_full) - 1;
+    inr = r_in >= static_cast<u64>(E) ? all : (1u << r_in) - 1;
+    const u32 fullm = r_full >= static_cast<u64>(E) ? all : (1u << r_full) - 1;
     u32 scalar = 0, lfv = 0, any = 0;
 #pragma unroll
     for (int j = 0; j < E; ++j) {
@@ -172,7 +170,7 @@ __global__ void __launch_bounds__(block_threads, 6)
   const bool warp_ascii = __all_sync(full_mask, ev.ascii);
   const u32 keep = ev.inr & (P == error_policy::strict ? below_lowest(ev.err) : ~0u);
   // Clean: every element is in range and valid, so kept, and its length is all there is to know.
-  const bool warp_clean = __all_sync(full_mask, ev.err == 0 && ev.inr == (E == 32 ? ~0u : (1u << E) - 1));
+  const bool warp_clean = __all_sync(full_mask, ev.err == 0 && ev.inr == encode_view<E>::all);
   u32 total = 0;
   if (warp_ascii) {
     total = static_cast<u32>(popc(ev.inr));

@@ -15,12 +15,6 @@
 
 namespace gutf8::kern {
 
-inline constexpr int tile_warps = 8;
-inline constexpr int tile_threads = 32 * tile_warps;
-static_assert(tile_threads == block_threads);
-inline constexpr u32 lane_bytes = 32;
-inline constexpr u32 warp_bytes = 32 * lane_bytes;
-inline constexpr u32 tile_bytes = tile_warps * warp_bytes;
 inline constexpr unsigned full_mask = 0xFFFFFFFFu;
 
 // Bits strictly below the lowest set bit of m (all bits when m == 0).

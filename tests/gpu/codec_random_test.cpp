@@ -2,15 +2,16 @@
 // all-ASCII and all-4-byte inputs, every size 0..300, sizes around tile boundaries and
 // misaligned input pointers, through every kernel, variant and policy.
 #include "gpu_harness.hpp"
+#include "utf8/tile_shape.cuh"
 
 namespace gutf8::test::gpu {
 namespace {
 
-constexpr std::size_t tile = 8192;  // bytes per tile of the UTF-8 kernels
-// UTF-32 values per tile of the encoders (kernels/utf8/encode.cuh): fused 256 threads x 24,
-// compact 256 x 8.
-constexpr std::size_t fused_encode_tile = 256 * 24;
-constexpr std::size_t compact_encode_tile = 256 * 8;
+constexpr std::size_t tile = kern::tile_bytes;  // bytes per tile of the UTF-8 kernels
+// UTF-32 values per tile of the encoders, fused and compact (the fused tile is the larger: sizes
+// in multiples of it span several tiles of both).
+constexpr std::size_t fused_encode_tile = kern::encode_tile;
+constexpr std::size_t compact_encode_tile = kern::expand_tile;
 
 TEST(GpuRandom, ScriptsAndErrorRates) {
   GUTF8_REQUIRE_GPU();
@@ -24,7 +25,7 @@ TEST(GpuRandom, ScriptsAndErrorRates) {
       bytes b = random_text(g, 3 * tile + g() % tile, s);
       corrupt(g, b, rate);
       ASSERT_TRUE(check_all_utf8(ws, b, "random"));
-      const bytes u = random_utf32(g, 2 * 2048 + g() % 2048, s, rate, g() % 4);
+      const bytes u = random_utf32(g, 2 * fused_encode_tile + g() % fused_encode_tile, s, rate, g() % 4);
       ASSERT_TRUE(check_all_encode(ws, u, "random utf32"));
     }
   }
@@ -45,8 +46,8 @@ TEST(GpuRandom, AllAsciiAndAllFourByte) {
   EXPECT_TRUE(check_all_utf8(ws, ff, "all FF"));
   bytes conts(3 * tile + 7, 0x80);
   EXPECT_TRUE(check_all_utf8(ws, conts, "all continuation bytes"));
-  EXPECT_TRUE(check_all_encode(ws, random_utf32(g, 3 * 2048 + 5, script::ascii, 0.0), "ascii utf32"));
-  EXPECT_TRUE(check_all_encode(ws, random_utf32(g, 3 * 2048 + 5, script::emoji, 0.0), "emoji utf32"));
+  EXPECT_TRUE(check_all_encode(ws, random_utf32(g, 3 * fused_encode_tile + 5, script::ascii, 0.0), "ascii utf32"));
+  EXPECT_TRUE(check_all_encode(ws, random_utf32(g, 3 * fused_encode_tile + 5, script::emoji, 0.0), "emoji utf32"));
 }
 
 TEST(GpuRandom, EverySizeUpTo300) {
@@ -102,7 +103,7 @@ TEST(GpuRandom, MisalignedInput) {
   auto g = rng(4242);
   bytes b = random_text(g, 2 * tile + 333, script::mixed);
   corrupt(g, b, 0.01);
-  const bytes u = random_utf32(g, 2 * 2048 + 77, script::mixed, 0.01, 2);
+  const bytes u = random_utf32(g, 2 * fused_encode_tile + 77, script::mixed, 0.01, 2);
   for (std::size_t m = 1; m < 16; ++m) {
     ASSERT_TRUE(check_all_utf8(ws, b, "misaligned", m));
     ASSERT_TRUE(check_all_encode(ws, u, "misaligned utf32", m));
