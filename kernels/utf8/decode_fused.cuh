@@ -9,9 +9,10 @@
 //      * few (ASCII-heavy text): lanes stage their code points (whole words of ASCII units four
 //        at a time, other units one by one through a branch-free decoder), then the warp stores
 //        its contiguous output range with aligned 16-byte stores;
-//      * many (CJK, emoji): lanes only list their units' byte positions; after the look-back lane
-//        j decodes slots j, j + 32, ...: every lane does the same work whatever its bytes hold,
-//        the shared-memory reads of neighbouring slots hit distinct banks, the stores coalesce.
+//      * many (CJK, emoji): lanes only list the 4 bytes that start at each of their units; after
+//        the look-back lane j decodes slots j, j + 32, ...: every lane does the same work
+//        whatever its bytes hold, the shared-memory reads of neighbouring slots hit distinct
+//        banks, the stores coalesce.
 //      An all-ASCII warp skips both and widens its bytes straight from the shared copy.
 #pragma once
 
@@ -40,46 +41,34 @@ __device__ __forceinline__ uint4 widen4(u32 x) {
                     byte_perm(x, 0, 0x4443u));
 }
 
-// The balanced path's first half, one lane: the warp-relative byte position of each of its units
-// (bit 15 when Flagged: an error unit) at consecutive slots from `slot`. Two per iteration: the
-// loop runs as long as the warp's busiest lane.
+// The UTF-8 form of U+FFFD (EF BF BD): what the balanced path lists for an error unit, so that
+// it decodes to U+FFFD like any other unit.
+inline constexpr u32 replacement_utf8 = 0x00BDBFEFu;
+
+// The balanced path's first half, one lane: the 4 bytes that start at each of its units (for an
+// error unit when Flagged: replacement_utf8) at consecutive words from `slot`. Unrolled over the
+// 32 byte positions, so that the bytes come out of the registers by funnel shifts of static
+// amounts and the cost does not depend on the lane's units: listing them one by one ran as long
+// as the warp's busiest lane (lanes with ASCII runs hold up to ~24 units; CJK ones ~11).
 template <bool Flagged>
-__device__ __forceinline__ void list_unit_positions(u16* slot, u32 units, u32 errors, u32 lane_first_byte) {
-  const auto entry = [&](u32 p) {
-    u32 e = lane_first_byte + p;
-    if constexpr (Flagged) e |= ((errors >> p) & 1u) << 15;
-    return static_cast<u16>(e);
-  };
-  while (units) {
-    const u32 p1 = static_cast<u32>(lowest_bit(units));
-    units &= units - 1;
-    slot[0] = entry(p1);
-    if (units) {
-      slot[1] = entry(static_cast<u32>(lowest_bit(units)));
-      units &= units - 1;
-    }
-    slot += 2;
+__device__ __forceinline__ void list_unit_bytes(u32* slot, u32 units, u32 errors, const u32 (&x)[8], u32 nx) {
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const u32 lo = x[i / 4], hi = i < 28 ? x[i / 4 + 1] : nx;
+    u32 bytes = funnel_r(lo, hi, 8 * (i % 4));
+    if constexpr (Flagged) bytes = ((errors >> i) & 1u) ? replacement_utf8 : bytes;
+    if ((units >> i) & 1u) *slot++ = bytes;
   }
 }
 
 // Its second half, one warp: slot j's code point to dst[j] for j < count, lane j taking slots
-// j, j + 32, ... (wb: the warp's bytes, 4 readable after them, 4-byte aligned). Flagged entries
-// become U+FFFD.
-template <bool Flagged>
-__device__ __forceinline__ void decode_listed_units(const u16* slots, const u8* wb, u32 count, u32* dst) {
-  const auto unit = [&](u32 e) {
-    // The unit's 4 bytes: the aligned word pair holding them (position bits 2..9: the flag bit
-    // and the byte in the word drop out), funnel-shifted by 8 * position (taken mod 32).
-    const u32* w = reinterpret_cast<const u32*>(wb + (e & 0x3FCu));
-    const u32 c = decode_unit(funnel_r(w[0], w[1], e << 3));
-    if constexpr (Flagged) return (e & 0x8000u) ? 0xFFFDu : c;
-    else return c;
-  };
+// j, j + 32, ...: every lane does the same work whatever its bytes hold, the shared-memory reads
+// of neighbouring slots hit distinct banks, the stores coalesce.
+__device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, u32* dst) {
   // Two slots per iteration: independent read-decode chains.
   for (u32 j = threadIdx.x & 31u; j < count; j += 64) {
     const bool two = j + 32 < count;
-    const u32 e1 = slots[j], e2 = slots[two ? j + 32 : j];
-    const u32 c1 = unit(e1), c2 = unit(e2);
+    const u32 c1 = decode_unit(slots[j]), c2 = decode_unit(slots[two ? j + 32 : j]);
     dst[j] = c1;
     if (two) dst[j + 32] = c2;
   }
@@ -117,9 +106,8 @@ __global__ void __launch_bounds__(tile_threads)
   const bool flagged = P == error_policy::replace && balanced && __any_sync(full_mask, live && (outb & ~L.wf));
   if (balanced) {
     if (live) {
-      u16* slots = reinterpret_cast<u16*>(st) + k;
-      if (flagged) list_unit_positions<true>(slots, outb, outb & ~L.wf, lane * lane_bytes);
-      else list_unit_positions<false>(slots, outb, 0, lane * lane_bytes);
+      if (flagged) list_unit_bytes<true>(st + k, outb, outb & ~L.wf, L.x, L.nx);
+      else list_unit_bytes<false>(st + k, outb, 0, L.x, L.nx);
     }
   } else if (live && outb) {
     const u32* lin = in_sh + threadIdx.x * (lane_bytes / 4);
@@ -185,10 +173,7 @@ __global__ void __launch_bounds__(tile_threads)
   }
   __syncwarp();
   if (balanced) {
-    const auto* slots = reinterpret_cast<const u16*>(st);
-    const u8* wb = reinterpret_cast<const u8*>(in_sh) + warp * warp_bytes;
-    if (flagged) decode_listed_units<true>(slots, wb, w.count, out + w.first);
-    else decode_listed_units<false>(slots, wb, w.count, out + w.first);
+    decode_listed_units(st, w.count, out + w.first);
   } else {
     write_staged_u32(st, s0, w.count, dst);
   }

@@ -204,12 +204,43 @@ GUTF8_HD block_cover coverage(const block_class& c, u32 behind) {
   return r;
 }
 
+// (a & m) | (b & ~m): one LOP3. Written out: given the two ANDs, the compiler folded what it knew
+// of the operands' zero bits into their masks, which then differed and took three instructions.
+GUTF8_HD u32 bit_select(u32 m, u32 a, u32 b) {
+#if defined(__CUDA_ARCH__)
+  u32 r;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE2;" : "=r"(r) : "r"(a), "r"(m), "r"(b));
+  return r;
+#else
+  return (a & m) | (b & ~m);
+#endif
+}
+
+// (1 << h) - 1 for h = 0..31: one BMSK.
+GUTF8_HD u32 bits_below(u32 h) {
+#if defined(__CUDA_ARCH__)
+  u32 r;
+  asm("bmsk.clamp.b32 %0, 0, %1;" : "=r"(r) : "r"(h));
+  return r;
+#else
+  return (1u << h) - 1u;
+#endif
+}
+
 // Decodes the WELL-FORMED unit whose bytes are x's lanes 0.. (lane 0 = lead; the bytes after the
-// unit are ignored): the lead's leading ones pick its payload mask and the final shift.
+// unit are ignored), in 11 instructions. In big-endian order the lead's highest zero bit h
+// (31 ASCII, 29, 28, 27) gives its payload mask and the length; the continuation bytes lose their
+// top two bits to the 0xFF3F3F3F mask; two shift-and-select steps pack the four 6-bit fields
+// (pairs, then halves); a final shift of 6 * (h - 27), 18 for ASCII, drops the fields of the
+// bytes after the unit.
 GUTF8_HD u32 decode_unit(u32 x) {
-  const u32 ones = count_leading_zeros(~(x << 24));  // 0 (ASCII), 2, 3 or 4
-  const u32 v = ((x & (0x7Fu >> ones)) << 18) | ((x << 4) & 0x3F000u) | ((x >> 10) & 0xFC0u) | ((x >> 24) & 0x3Fu);
-  return funnel_r(v, 0u, 0x33012u >> (5 * ones));  // shift 18 / 12 / 6 / 0 for ones 0 / 2 / 3 / 4
+  const u32 y = byte_perm(x, 0, 0x0123u);                  // lead in bits 24..31
+  const u32 h = static_cast<u32>(highest_bit(~y));
+  const u32 z = y & bits_below(h) & 0xFF3F3F3Fu;           // fields at bits 24, 16, 8, 0
+  const u32 u = bit_select(0x7FC03FC0u, z >> 2, z);        // 12-bit pairs at bits 16, 0
+  const u32 v = bit_select(0xFFFFF000u, u >> 4, u);        // fields at bits 18, 12, 6, 0
+  const u32 shift = 6 * h - 162;                           // 0 / 6 / 12 for h 27 / 28 / 29
+  return v >> (shift < 18u ? shift : 18u);
 }
 
 }  // namespace gutf8::kern
