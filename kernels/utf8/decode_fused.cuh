@@ -27,6 +27,13 @@ inline constexpr u32 decode_tile = tile_bytes;
 // the H200 (bench/results/codec_tuning.md): 12 keeps ASCII-heavy warps on the staging path (8 cost
 // the ascii corpus 8 %) and CJK / mixed warps on the balanced one (16 cost CJK 7 %).
 inline constexpr u32 balance_above = 12;
+// ... and has fewer units than this. A lane lists its units at consecutive words from its first
+// slot, so in a warp of nearly all-ASCII lanes (ASCII text with errors) every lane's run starts
+// near a multiple of 32 and each listing store is a 32-way bank conflict. H100, ascii with 5 %
+// invalid, replace: 386 GB/s without this bound (419 with the old list of positions), 505 with it
+// (1 % invalid: 512 -> 541); it costs valid cjk / emoji / mixed 0.5-1 % and their replace runs with
+// errors 1-3 %. Padding the list (a word skipped every 32) cost more than the conflicts it removed.
+inline constexpr u32 balance_below = 768;
 
 template <error_policy P>
 __device__ __forceinline__ u32 output_starts(u32 start, u32 wf) {
@@ -46,18 +53,18 @@ __device__ __forceinline__ uint4 widen4(u32 x) {
 inline constexpr u32 replacement_utf8 = 0x00BDBFEFu;
 
 // The balanced path's first half, one lane: the 4 bytes that start at each of its units (for an
-// error unit when Flagged: replacement_utf8) at consecutive words from `slot`. Unrolled over the
+// error unit when Flagged: replacement_utf8) at st[s], st[s + 1], ... Unrolled over the
 // 32 byte positions, so that the bytes come out of the registers by funnel shifts of static
 // amounts and the cost does not depend on the lane's units: listing them one by one ran as long
 // as the warp's busiest lane (lanes with ASCII runs hold up to ~24 units; CJK ones ~11).
 template <bool Flagged>
-__device__ __forceinline__ void list_unit_bytes(u32* slot, u32 units, u32 errors, const u32 (&x)[8], u32 nx) {
+__device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, u32 errors, const u32 (&x)[8], u32 nx) {
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
     const u32 lo = x[i / 4], hi = i < 28 ? x[i / 4 + 1] : nx;
     u32 bytes = funnel_r(lo, hi, 8 * (i % 4));
     if constexpr (Flagged) bytes = ((errors >> i) & 1u) ? replacement_utf8 : bytes;
-    if ((units >> i) & 1u) *slot++ = bytes;
+    if ((units >> i) & 1u) st[s++] = bytes;
   }
 }
 
@@ -93,7 +100,7 @@ __global__ void __launch_bounds__(tile_threads)
   add_lane_stats(sh.rank.ts, err, L.lf);
   const u64 agg = publish_tile_aggregate(states, tile, s);
 
-  // Stage the code points, or on the balanced path the unit positions, at warp-local slots (before
+  // Stage the code points, or on the balanced path the units' bytes, at warp-local slots (before
   // the look-back: its latency overlaps this work): the global offset is only needed by the stores.
   u32* st = st_sh[warp];
   const bool live = !L.warp_ascii && !(s.excl & stop32);
@@ -101,13 +108,13 @@ __global__ void __launch_bounds__(tile_threads)
   const u32 asc = outb & ~L.hi;
   u32 bulk = asc & (asc >> 1) & (asc >> 2) & (asc >> 3) & 0x11111111u;  // words of 4 ASCII units
   u32 rest = outb & ~(bulk * 0xFu);
-  const bool balanced = !L.warp_ascii && __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
+  const bool balanced = !L.warp_ascii && (s.wtotal & ~stop32) < balance_below && __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   // Replace: only a warp with error units pays for flagging them.
   const bool flagged = P == error_policy::replace && balanced && __any_sync(full_mask, live && (outb & ~L.wf));
   if (balanced) {
     if (live) {
-      if (flagged) list_unit_bytes<true>(st + k, outb, outb & ~L.wf, L.x, L.nx);
-      else list_unit_bytes<false>(st + k, outb, 0, L.x, L.nx);
+      if (flagged) list_unit_bytes<true>(st, k, outb, outb & ~L.wf, L.x, L.nx);
+      else list_unit_bytes<false>(st, k, outb, 0, L.x, L.nx);
     }
   } else if (live && outb) {
     const u32* lin = in_sh + threadIdx.x * (lane_bytes / 4);
