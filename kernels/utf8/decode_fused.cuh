@@ -85,7 +85,7 @@ template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads)
     decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile) {
   __shared__ __align__(16) u32 in_sh[shared_tile_words];
-  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or positions
+  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
   __shared__ utf8_tile_shared sh;
 
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
