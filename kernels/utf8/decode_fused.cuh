@@ -13,7 +13,7 @@
 //        the look-back lane j decodes slots j, j + 32, ...: every lane does the same work
 //        whatever its bytes hold, the shared-memory reads of neighbouring slots hit distinct
 //        banks, the stores coalesce.
-//      An all-ASCII warp skips both and widens its bytes straight from the shared copy.
+//      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
 #pragma once
 
 #include "utf8/tile_rank.cuh"
@@ -23,10 +23,11 @@ namespace gutf8::kern {
 inline constexpr u32 decode_tile = tile_bytes;
 
 // A warp takes the balanced path when some lane has more than this many units to decode one by
-// one (not in whole ASCII words): the staging loop runs as long as its busiest lane. Measured on
-// the H200 (bench/results/codec_tuning.md): 12 keeps ASCII-heavy warps on the staging path (8 cost
-// the ascii corpus 8 %) and CJK / mixed warps on the balanced one (16 cost CJK 7 %).
-inline constexpr u32 balance_above = 12;
+// one (not in whole ASCII words): the staging loop runs as long as its busiest lane. 12 on the H200
+// with the positions list (bench/results/codec_tuning.md, 8 cost ascii 8 %, 16 cost CJK 7 %); 10
+// on the H100 since the kernel runs 6 blocks per SM (its staging path reads single units from L1
+// instead of a shared copy): emoji +12 %, cjk / mixed +2 % against 12; 8 measured the same as 10.
+inline constexpr u32 balance_above = 10;
 // ... and has fewer units than this. A lane lists its units at consecutive words from its first
 // slot, so in a warp of nearly all-ASCII lanes (ASCII text with errors) every lane's run starts
 // near a multiple of 32 and each listing store is a 32-way bank conflict. H100, ascii with 5 %
@@ -81,10 +82,12 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
   }
 }
 
+// 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's
+// bytes: the staging path reads a lane's bytes from its registers or, for single units, from the
+// input again, which its loads have just brought into L1).
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(tile_threads)
+__global__ void __launch_bounds__(tile_threads, 6)
     decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile) {
-  __shared__ __align__(16) u32 in_sh[shared_tile_words];
   __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
   __shared__ utf8_tile_shared sh;
 
@@ -92,7 +95,6 @@ __global__ void __launch_bounds__(tile_threads)
   const u64 base = u64{tile} * tile_bytes;
   lane_class<false> L;
   begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
-  share_tile_bytes(in_sh, L);
 
   const u32 err = L.start & ~L.wf;
   const u32 outb = output_starts<P>(L.start, L.wf);
@@ -103,12 +105,13 @@ __global__ void __launch_bounds__(tile_threads)
   // Stage the code points, or on the balanced path the units' bytes, at warp-local slots (before
   // the look-back: its latency overlaps this work): the global offset is only needed by the stores.
   u32* st = st_sh[warp];
-  const bool live = !L.warp_ascii && !(s.excl & stop32);
+  const bool live = !(s.excl & stop32);
   const u32 k = s.excl - s.wexcl;  // the lane's first slot
   const u32 asc = outb & ~L.hi;
   u32 bulk = asc & (asc >> 1) & (asc >> 2) & (asc >> 3) & 0x11111111u;  // words of 4 ASCII units
   u32 rest = outb & ~(bulk * 0xFu);
-  const bool balanced = !L.warp_ascii && (s.wtotal & ~stop32) < balance_below && __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
+  const bool balanced = !L.warp_ascii && (s.wtotal & ~stop32) < balance_below &&
+                        __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   // Replace: only a warp with error units pays for flagging them.
   const bool flagged = P == error_policy::replace && balanced && __any_sync(full_mask, live && (outb & ~L.wf));
   if (balanced) {
@@ -117,7 +120,13 @@ __global__ void __launch_bounds__(tile_threads)
       else list_unit_bytes<false>(st, k, outb, 0, L.x, L.nx);
     }
   } else if (live && outb) {
-    const u32* lin = in_sh + threadIdx.x * (lane_bytes / 4);
+    // Word w of the lane's bytes (w <= 8), read again from the input (L1) for single units.
+    const u64 pos = base + u64{threadIdx.x} * lane_bytes;
+    const bool direct = Vec && base + tile_bytes + 4 <= n;  // block-uniform
+    const auto word = [&](u32 w) {
+      return direct ? __ldg(reinterpret_cast<const unsigned*>(in + pos) + w)
+                    : load_word(in, n, static_cast<std::int64_t>(pos + 4 * w), aligned4(in));
+    };
     if (bulk == 0x11111111u) {  // 32 ASCII units: slots k .. k+31 cross at most one pad
       const u32 c = 32 - (k & 31);  // slots before the pad
       u32* s0p = st + stage_slot(k);
@@ -134,15 +143,16 @@ __global__ void __launch_bounds__(tile_threads)
       rest = 0;
     }
     const u32 kt = k + static_cast<u32>(popc(outb));  // one past the lane's last slot
-    while (bulk) {
-      const u32 q = static_cast<u32>(lowest_bit(bulk));  // 4 * word index
-      bulk &= bulk - 1;
-      const u32 r = kt - static_cast<u32>(popc(outb >> q));
-      const uint4 v = widen4(lin[q >> 2]);
-      st[stage_slot(r)] = v.x;
-      st[stage_slot(r + 1)] = v.y;
-      st[stage_slot(r + 2)] = v.z;
-      st[stage_slot(r + 3)] = v.w;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {  // static word indices: the words come from registers
+      if ((bulk >> (4 * q)) & 1u) {
+        const u32 r = kt - static_cast<u32>(popc(outb >> (4 * q)));
+        const uint4 v = widen4(L.x[q]);
+        st[stage_slot(r)] = v.x;
+        st[stage_slot(r + 1)] = v.y;
+        st[stage_slot(r + 2)] = v.z;
+        st[stage_slot(r + 3)] = v.w;
+      }
     }
     // Other well-formed units, two per iteration (independent chains).
     u32 m = rest & L.wf;
@@ -152,8 +162,8 @@ __global__ void __launch_bounds__(tile_threads)
       const bool two = m != 0;
       const u32 p2 = two ? static_cast<u32>(lowest_bit(m)) : p1;
       m &= m - 1;
-      const u32 c1 = decode_unit(read4(lin, p1));
-      const u32 c2 = decode_unit(read4(lin, p2));
+      const u32 c1 = decode_unit(funnel_r(word(p1 >> 2), word((p1 >> 2) + 1), 8 * p1));
+      const u32 c2 = decode_unit(funnel_r(word(p2 >> 2), word((p2 >> 2) + 1), 8 * p2));
       st[stage_slot(kt - static_cast<u32>(popc(outb >> p1)))] = c1;
       if (two) st[stage_slot(kt - static_cast<u32>(popc(outb >> p2)))] = c2;
     }
@@ -172,12 +182,6 @@ __global__ void __launch_bounds__(tile_threads)
 
   const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + w.first) & 3u;
   u32* dst = out + (w.first - s0);
-  if (L.warp_ascii) {  // every byte is a unit: widen the warp's first w.count bytes
-    const u32* win = in_sh + warp * (warp_bytes / 4);
-    write_warp_range(
-        dst, s0, w.count, [&](u32 b) { return widen4(read4(win, b)); }, [&](u32 b) { return read4(win, b) & 0xFFu; });
-    return;
-  }
   __syncwarp();
   if (balanced) {
     decode_listed_units(st, w.count, out + w.first);
