@@ -26,7 +26,7 @@ inline constexpr u32 decode_tile = tile_bytes;
 // one (not in whole ASCII words): the staging loop runs as long as its busiest lane. 12 on the H200
 // with the positions list (bench/results/codec_tuning.md, 8 cost ascii 8 %, 16 cost CJK 7 %); 10
 // on the H100 since the kernel runs 6 blocks per SM (its staging path reads single units from L1
-// instead of a shared copy): emoji +12 %, cjk / mixed +2 % against 12; 8 measured the same as 10.
+// instead of a shared copy): emoji +12 %, cjk +2 %, mixed +3 % against 12; 8 measured as 10.
 inline constexpr u32 balance_above = 10;
 // ... and has fewer units than this. A lane lists its units at consecutive words from its first
 // slot, so in a warp of nearly all-ASCII lanes (ASCII text with errors) every lane's run starts

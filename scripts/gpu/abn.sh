@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Several codec benchmark binaries in one GPU session, run ON the GPU machine:
 #   scripts/gpu/abn.sh OUT_DIR ROUNDS BENCH... -- [bench_codec options...]
-# Runs every binary once per round, in order (drift shows as differences between rounds), and
-# prints per op and input the mean of each binary's round medians (GB/s) and its ratio to the first.
+# Runs every binary once per round, in order, and prints per op and input each binary's round
+# medians (GB/s; drift shows as differences between them), their mean and its ratio to the first's.
 set -uo pipefail
 out=${1:?usage: abn.sh OUT_DIR ROUNDS BENCH... -- [options]}
 rounds=${2:?}
@@ -28,7 +28,7 @@ for i in range(len(bins)):
         for row in csv.DictReader(open(f)):
             g[(row["op"], row["input"], row["invalid_pct"])][i].append(float(row["gbps"]))
 names = [os.path.basename(b) for b in bins]
-print(f"{'op':22} {'input':6} {'inv%':>4} " + " ".join(f"{n:>13}" for n in names))
+print(f"{'op':22} {'input':6} {'inv%':>4} " + " ".join(f"{n:>{14 + 8 * rounds}}" for n in names))
 for k in sorted(g):
     v = g[k]
     if 0 not in v:
@@ -38,8 +38,9 @@ for k in sorted(g):
     for i in range(len(bins)):
         if i in v:
             m = sum(v[i]) / len(v[i])
-            cells.append(f"{m:7.1f} {m / base:5.3f}")
+            runs = " ".join(f"{x:7.1f}" for x in v[i]).rjust(8 * rounds - 1)
+            cells.append(f"{runs} {m:7.1f} {m / base:5.3f}")
         else:
-            cells.append(" " * 13)
+            cells.append(" " * (14 + 8 * rounds))
     print(f"{k[0]:22} {k[1]:6} {k[2]:>4} " + " ".join(cells))
 PY
