@@ -53,6 +53,10 @@ __device__ __forceinline__ uint4 widen4(u32 x) {
 // it decodes to U+FFFD like any other unit.
 inline constexpr u32 replacement_utf8 = 0x00BDBFEFu;
 
+__device__ __forceinline__ void store_shared(u32 at, u32 v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
+}
+
 // The balanced path's first half, one lane: the 4 bytes that start at each of its units (for an
 // error unit when Flagged: replacement_utf8) at st[s], st[s + 1], ... Unrolled over the
 // 32 byte positions, so that the bytes come out of the registers by funnel shifts of static
@@ -60,12 +64,18 @@ inline constexpr u32 replacement_utf8 = 0x00BDBFEFu;
 // as the warp's busiest lane (lanes with ASCII runs hold up to ~24 units; CJK ones ~11).
 template <bool Flagged>
 __device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, u32 errors, const u32 (&x)[8], u32 nx) {
+  // A shared address advanced by one word a unit: through st[s++] the compiler recomputed the
+  // buffer's address at every position under the 40-register bound (6 instructions a position).
+  u32 at = static_cast<u32>(__cvta_generic_to_shared(st + s));
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
     const u32 lo = x[i / 4], hi = i < 28 ? x[i / 4 + 1] : nx;
     u32 bytes = funnel_r(lo, hi, 8 * (i % 4));
     if constexpr (Flagged) bytes = ((errors >> i) & 1u) ? replacement_utf8 : bytes;
-    if ((units >> i) & 1u) st[s++] = bytes;
+    if ((units >> i) & 1u) {
+      store_shared(at, bytes);
+      at += 4;
+    }
   }
 }
 
@@ -73,13 +83,17 @@ __device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, u32 e
 // j, j + 32, ...: every lane does the same work whatever its bytes hold, the shared-memory reads
 // of neighbouring slots hit distinct banks, the stores coalesce.
 __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, u32* dst) {
-  // Two slots per iteration: independent read-decode chains.
-  for (u32 j = threadIdx.x & 31u; j < count; j += 64) {
-    const bool two = j + 32 < count;
-    const u32 c1 = decode_unit(slots[j]), c2 = decode_unit(slots[two ? j + 32 : j]);
-    dst[j] = c1;
-    if (two) dst[j + 32] = c2;
+  u32 j = threadIdx.x & 31u;
+  // Four slots per iteration while all four are in range: independent chains, no predicates,
+  // one address for the loads and one for the stores (immediate offsets).
+  for (; j + 96 < count; j += 128) {
+    u32 c[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) c[q] = decode_unit(slots[j + 32 * q]);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) dst[j + 32 * q] = c[q];
   }
+  for (; j < count; j += 32) dst[j] = decode_unit(slots[j]);
 }
 
 // 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's

@@ -60,23 +60,34 @@ GUTF8_HD u32 funnel_r(u32 lo, u32 hi, u32 k) {
 // Mask of the bits below bit p (p = 0..31).
 GUTF8_HD u32 below_bit(u32 p) { return (1u << p) - 1u; }
 
+// x >> k (k = 1..31) as the high word of x * 2^(32-k): on the GPU this runs on the FMA pipe,
+// not on the integer ALU pipe, which the bit-plane code keeps busy (ncu, decode_fused on CJK:
+// ALU pipe 76 % of peak, FMA pipe 37 %; each pipe takes a warp instruction every other cycle).
+GUTF8_HD u32 shr_fma(u32 x, int k) {
+#if defined(__CUDA_ARCH__)
+  return __umulhi(x, 1u << (32 - k));
+#else
+  return x >> k;
+#endif
+}
+
+// Swaps the bits of a selected by m with those d places above them (m & (m << d) == 0): two
+// LOP3s and two FMA-pipe multiplies (t | t << d = t * (1 + 2^d), the two halves being disjoint).
+GUTF8_HD u32 swap_bits(u32 a, u32 m, int d) {
+  const u32 t = (a ^ shr_fma(a, d)) & m;
+  return a ^ (t * (1u + (1u << d)));
+}
+
 // ------------------------------------------------------------------ transpose ----
 GUTF8_HD void to_planes(const u32 (&w)[8], u32 (&P)[8]) {
   u32 lo[4], hi[4];
 GUTF8_UNROLL
   for (int g = 0; g < 4; ++g) {
-    u32 a = w[2 * g], b = w[2 * g + 1], t;
-    t = (a ^ (a >> 7)) & 0x00AA00AAu;
-    a ^= t ^ (t << 7);
-    t = (b ^ (b >> 7)) & 0x00AA00AAu;
-    b ^= t ^ (t << 7);
-    t = (a ^ (a >> 14)) & 0x0000CCCCu;
-    a ^= t ^ (t << 14);
-    t = (b ^ (b >> 14)) & 0x0000CCCCu;
-    b ^= t ^ (t << 14);
-    t = (a ^ (b << 4)) & 0xF0F0F0F0u;
+    u32 a = swap_bits(swap_bits(w[2 * g], 0x00AA00AAu, 7), 0x0000CCCCu, 14);
+    u32 b = swap_bits(swap_bits(w[2 * g + 1], 0x00AA00AAu, 7), 0x0000CCCCu, 14);
+    const u32 t = (a ^ (b << 4)) & 0xF0F0F0F0u;
     a ^= t;
-    b ^= t >> 4;
+    b ^= shr_fma(t, 4);
     lo[g] = a;  // byte k = plane k (k < 4) of bytes 8g..8g+7
     hi[g] = b;  // byte k = plane k + 4
   }
@@ -237,8 +248,8 @@ GUTF8_HD u32 decode_unit(u32 x) {
   const u32 y = byte_perm(x, 0, 0x0123u);                  // lead in bits 24..31
   const u32 h = static_cast<u32>(highest_bit(~y));
   const u32 z = y & bits_below(h) & 0xFF3F3F3Fu;           // fields at bits 24, 16, 8, 0
-  const u32 u = bit_select(0x7FC03FC0u, z >> 2, z);        // 12-bit pairs at bits 16, 0
-  const u32 v = bit_select(0xFFFFF000u, u >> 4, u);        // fields at bits 18, 12, 6, 0
+  const u32 u = bit_select(0x7FC03FC0u, shr_fma(z, 2), z);  // 12-bit pairs at bits 16, 0
+  const u32 v = bit_select(0xFFFFF000u, shr_fma(u, 4), u);  // fields at bits 18, 12, 6, 0
   const u32 shift = 6 * h - 162;                           // 0 / 6 / 12 for h 27 / 28 / 29
   return v >> (shift < 18u ? shift : 18u);
 }
