@@ -25,9 +25,12 @@ inline constexpr u32 decode_tile = tile_bytes;
 // A warp takes the balanced path when some lane has more than this many units to decode one by
 // one (not in whole ASCII words): the staging loop runs as long as its busiest lane. 12 on the H200
 // with the positions list (bench/results/codec_tuning.md, 8 cost ascii 8 %, 16 cost CJK 7 %); 10
-// on the H100 since the kernel runs 6 blocks per SM (its staging path reads single units from L1
-// instead of a shared copy): emoji +12 %, cjk +2 %, mixed +3 % against 12; 8 measured as 10.
-inline constexpr u32 balance_above = 10;
+// on the H100 at 6 blocks per SM (its staging path reads single units from L1 instead of a shared
+// copy); 6 since the listing costs 3 instructions a byte position instead of 6 (H100, two
+// interleaved rounds against 10): emoji +2 % on the corpus sample, +12 % on pure emoji text (its
+// lanes hold 8-9 units and stayed on the staging path), ascii / cjk / mixed within 1 %; 8 lost
+// mixed 1.5 %.
+inline constexpr u32 balance_above = 6;
 // ... and has fewer units than this. A lane lists its units at consecutive words from its first
 // slot, so in a warp of nearly all-ASCII lanes (ASCII text with errors) every lane's run starts
 // near a multiple of 32 and each listing store is a 32-way bank conflict. H100, ascii with 5 %
