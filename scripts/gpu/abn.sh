@@ -3,14 +3,18 @@
 #   scripts/gpu/abn.sh OUT_DIR ROUNDS BENCH... -- [bench_codec options...]
 # Runs every binary once per round, in order, and prints per op and input each binary's round
 # medians (GB/s; drift shows as differences between them), their mean and its ratio to the first's.
+# The binaries run in the repository root, wherever this is called from: bench_codec reads its
+# inputs from corpus/sample there and synthesizes different text when it cannot find them.
 set -uo pipefail
 out=${1:?usage: abn.sh OUT_DIR ROUNDS BENCH... -- [options]}
 rounds=${2:?}
 shift 2
 bins=()
-while [[ $# -gt 0 && $1 != -- ]]; do bins+=("$1"); shift; done
+while [[ $# -gt 0 && $1 != -- ]]; do bins+=("$(realpath "$1")"); shift; done
 [[ ${1:-} == -- ]] && shift
 mkdir -p "$out"
+out=$(realpath "$out")
+cd "$(dirname "$0")/../.." || exit 1
 for ((r = 1; r <= rounds; ++r)); do
   for i in "${!bins[@]}"; do
     "${bins[$i]}" --out "$out/b$i-r$r" --commit "b$i-r$r" "$@" >"$out/b$i-r$r.log" 2>&1 || echo "b$i-r$r: exit $?"
