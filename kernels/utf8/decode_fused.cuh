@@ -56,6 +56,7 @@ __device__ __forceinline__ uint4 widen4(u32 x) {
 // it decodes to U+FFFD like any other unit.
 inline constexpr u32 replacement_utf8 = 0x00BDBFEFu;
 
+// A 32-bit store to a shared-memory address held in a register (list_unit_bytes says why).
 __device__ __forceinline__ void store_shared(u32 at, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
 }
