@@ -72,6 +72,13 @@ __device__ __forceinline__ u32 load_word(const u8* in, u64 n, std::int64_t p, bo
   return w;
 }
 
+// Word w of the bytes at p (4 bytes at p + 4 w): one unguarded load when the caller knows them
+// 4-byte aligned and inside [0, n) (`fast`, usually block-uniform), else load_word.
+__device__ __forceinline__ u32 load_word_at(const u8* in, u64 n, u64 p, u32 w, bool fast, bool aligned4) {
+  return fast ? __ldg(reinterpret_cast<const unsigned*>(in + p) + w)
+              : load_word(in, n, static_cast<std::int64_t>(p + 4 * w), aligned4);
+}
+
 // 16 bytes at p (p + 16*k from a 16-aligned `in` when vec); outside [0, n) read as 0.
 __device__ __forceinline__ uint4 load16(const u8* in, u64 n, u64 p, bool vec) {
   if (vec && p + 16 <= n) return __ldg(reinterpret_cast<const uint4*>(in + p));

@@ -138,13 +138,11 @@ __global__ void __launch_bounds__(tile_threads, 6)
       else list_unit_bytes<false>(st, k, outb, 0, L.x, L.nx);
     }
   } else if (live && outb) {
-    // Word w of the lane's bytes (w <= 8), read again from the input (L1) for single units.
+    // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.
     const u64 pos = base + u64{threadIdx.x} * lane_bytes;
     const bool direct = Vec && base + tile_bytes + 4 <= n;  // block-uniform
-    const auto word = [&](u32 w) {
-      return direct ? __ldg(reinterpret_cast<const unsigned*>(in + pos) + w)
-                    : load_word(in, n, static_cast<std::int64_t>(pos + 4 * w), aligned4(in));
-    };
+    const auto word = [&](u32 w) { return load_word_at(in, n, pos, w, direct, aligned4(in)); };
+    const auto bytes_at = [&](u32 p) { return funnel_r(word(p >> 2), word((p >> 2) + 1), 8 * p); };
     if (bulk == 0x11111111u) {  // 32 ASCII units: slots k .. k+31 cross at most one pad
       const u32 c = 32 - (k & 31);  // slots before the pad
       u32* s0p = st + stage_slot(k);
@@ -180,8 +178,8 @@ __global__ void __launch_bounds__(tile_threads, 6)
       const bool two = m != 0;
       const u32 p2 = two ? static_cast<u32>(lowest_bit(m)) : p1;
       m &= m - 1;
-      const u32 c1 = decode_unit(funnel_r(word(p1 >> 2), word((p1 >> 2) + 1), 8 * p1));
-      const u32 c2 = decode_unit(funnel_r(word(p2 >> 2), word((p2 >> 2) + 1), 8 * p2));
+      const u32 c1 = decode_unit(bytes_at(p1));
+      const u32 c2 = decode_unit(bytes_at(p2));
       st[stage_slot(kt - static_cast<u32>(popc(outb >> p1)))] = c1;
       if (two) st[stage_slot(kt - static_cast<u32>(popc(outb >> p2)))] = c2;
     }

@@ -79,8 +79,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
   load_lane(in, n, pos, Vec && full, L.x);
   u32 nx_mem = 0, prev_mem = 0;
   if (lane == 31) {
-    nx_mem = (Vec && full) ? __ldg(reinterpret_cast<const unsigned*>(in + pos + lane_bytes))
-                           : load_word(in, n, static_cast<std::int64_t>(pos + lane_bytes), a4);
+    nx_mem = load_word_at(in, n, pos, lane_bytes / 4, Vec && full, a4);
   }
   if (threadIdx.x == 0 && base != 0) prev_mem = load_word(in, n, static_cast<std::int64_t>(base) - 4, a4);
   L.inr = base + tile_bytes <= limit ? ~0u : range_mask(pos, limit);
