@@ -395,10 +395,20 @@ int main(int argc, char** argv) {
         add("validate", nn, api([=](void* t, std::size_t& b) {
               return dv::validate(t, b, in, n, sm, true, s);
             }));
-        if (rate == 0)  // strict stops at the first error: only meaningful on valid text
+        if (rate == 0) {  // strict stops at the first error: only meaningful on valid text
           add("decode_fused", nn + u32_bytes, api([=](void* t, std::size_t& b) {
                 return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused, s);
               }));
+          // The two tile schedules that decode_fused chooses between (tile_schedule.cuh).
+          add("decode_fused_single", nn + u32_bytes, api([=](void* t, std::size_t& b) {
+                return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused_single,
+                                  s);
+              }));
+          add("decode_fused_paired", nn + u32_bytes, api([=](void* t, std::size_t& b) {
+                return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused_paired,
+                                  s);
+              }));
+        }
         add("decode_fused_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::fused, s);
             }));

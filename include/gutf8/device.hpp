@@ -50,8 +50,11 @@ struct device_summary {
 static_assert(sizeof(device_summary) == 72);
 
 enum class decoder : std::uint8_t {
-  fused,   // default: one pass, look-back ranking of output units, staged coalesced writes
+  fused,   // default: one pass, look-back ranking of output units, staged coalesced writes;
+           // one or two tiles a block, chosen on the GPU from a sample of the chunk
   staged,  // expansion offsets -> scan -> scatter into 4-byte groups -> decode groups
+  fused_single,  // fused, one tile a block (ASCII-heavy text: fastest)
+  fused_paired,  // fused, two tiles a block with one look-back (CJK, emoji: fastest)
 };
 enum class encoder : std::uint8_t {
   compact,  // 4 bytes per code point with 0xFF padding, then stream compaction

@@ -46,6 +46,7 @@ struct accum {
   u64 lf[summary_slots];
   u64 last_lf_p1[summary_slots];   // max; 0 = none
   unsigned int done;               // finish_kernel: blocks finished (the last one summarises)
+  u32 tiles_per_block;             // the fused decoder's schedule (tile_schedule.cuh)
 };
 
 // Input of a chunk: UTF-8 bytes, or UTF-32LE (LF = the code point U+000A, offsets in bytes).

@@ -14,13 +14,16 @@
 //        whatever its bytes hold, the shared-memory reads of neighbouring slots hit distinct
 //        banks, the stores coalesce.
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
+//   4. a block takes one tile, or two with one look-back (tile_schedule.cuh chooses): the wait
+//      for the tile's prefix bounds CJK and emoji text, the write-out ASCII-heavy text.
 #pragma once
 
 #include "utf8/tile_rank.cuh"
+#include "utf8/tile_schedule.cuh"
 
 namespace gutf8::kern {
 
-inline constexpr u32 decode_tile = tile_bytes;
+inline constexpr u32 decode_tile = tile_bytes;  // one look-back state each
 
 // A warp takes the balanced path when some lane has more than this many units to decode one by
 // one (not in whole ASCII words): the staging loop runs as long as its busiest lane. 12 on the H200
@@ -100,29 +103,30 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
   for (; j < count; j += 32) dst[j] = decode_unit(slots[j]);
 }
 
-// 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's
-// bytes: the staging path reads a lane's bytes from its registers or, for single units, from the
-// input again, which its loads have just brought into L1).
-template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(tile_threads, 6)
-    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile) {
-  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
-  __shared__ utf8_tile_shared sh;
-
-  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
-  const u64 base = u64{tile} * tile_bytes;
-  lane_class<false> L;
-  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
-
+// Which bytes start units of the output, their block scan, the tile's error / LF statistics
+// (off: the tile's byte offset in the block's summary) and its published aggregate.
+struct decode_front {
+  tile_scan s;
+  u64 agg;
+  u32 outb;
+};
+template <error_policy P>
+__device__ __forceinline__ decode_front front_of(const lane_class<false>& L, u32 off, utf8_tile_shared& sh,
+                                                 u64* states, u32 tile) {
   const u32 err = L.start & ~L.wf;
-  const u32 outb = output_starts<P>(L.start, L.wf);
-  const tile_scan s = block_scan_flag(stop_flagged<P>(static_cast<u32>(popc(outb)), err), sh.rank.wt);
-  add_lane_stats(sh.rank.ts, err, L.lf);
-  const u64 agg = publish_tile_aggregate(states, tile, s);
+  decode_front f;
+  f.outb = output_starts<P>(L.start, L.wf);
+  f.s = block_scan_flag(stop_flagged<P>(static_cast<u32>(popc(f.outb)), err), sh.rank.wt);
+  add_lane_stats(sh.rank.ts, err, L.lf, off);
+  f.agg = publish_tile_aggregate(states, tile, f.s);
+  return f;
+}
 
-  // Stage the code points, or on the balanced path the units' bytes, at warp-local slots (before
-  // the look-back: its latency overlaps this work): the global offset is only needed by the stores.
-  u32* st = st_sh[warp];
+// Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
+// the balanced path the units' bytes. Returns whether the warp took the balanced path.
+template <error_policy P, bool Vec>
+__device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
+                                             const tile_scan& s, u32 outb, u32* st) {
   const bool live = !(s.excl & stop32);
   const u32 k = s.excl - s.wexcl;  // the lane's first slot
   const u32 asc = outb & ~L.hi;
@@ -192,17 +196,114 @@ __global__ void __launch_bounds__(tile_threads, 6)
       }
     }
   }
+  return balanced;
+}
 
-  const warp_output w = place_warp_output(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
-  if (w.stopped) return;
-
-  const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + w.first) & 3u;
-  u32* dst = out + (w.first - s0);
+// One warp writes its staged output: global units [first, first + count).
+__device__ __forceinline__ void write_output(bool balanced, const u32* st, u64 first, u32 count, u32* out) {
   __syncwarp();
   if (balanced) {
-    decode_listed_units(st, w.count, out + w.first);
+    decode_listed_units(st, count, out + first);
   } else {
-    write_staged_u32(st, s0, w.count, dst);
+    const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + first) & 3u;
+    write_staged_u32(st, s0, count, out + (first - s0));
+  }
+}
+
+// One block, one tile: the look-back after the staging.
+template <error_policy P, bool Vec>
+__device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, u64* states,
+                                                u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
+  const u64 base = u64{tile} * tile_bytes;
+  lane_class<false> L;
+  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
+  const decode_front f = front_of<P>(L, 0, sh, states, tile);
+  const bool balanced = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
+  const warp_output w =
+      place_warp_output(threadIdx.x & 31u, f.s, f.agg, sh.rank, states, tile, last_tile, acc, base);
+  if (!w.stopped) write_output(balanced, st, w.first, w.count, out);
+}
+
+// One block, two consecutive tiles A and B, one look-back: it stages A, classifies and scans B
+// (publishing B's aggregate), and only then looks back for A, whose predecessors have had that
+// time to publish their prefixes; B's prefix is A's plus A's aggregate. B's bytes are loaded
+// again (L1 / L2) to stage it after A's output is written, rather than held in registers across
+// the look-back (40 registers). has_b: B lies in the chunk.
+template <error_policy P, bool Vec>
+__device__ __forceinline__ void decode_two_tiles(const u8* in, u64 n, u32* out, accum* acc, u64* states,
+                                                 u32 last_tile, u32 ta, bool has_b, utf8_tile_shared& sh,
+                                                 u32* st) {
+  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const u64 base = u64{ta} * tile_bytes;
+  lane_class<false> L;
+  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
+  if (threadIdx.x == 0 && Vec && has_b) prefetch_ahead(in, n, base + tile_bytes, tile_bytes);
+  const decode_front fa = front_of<P>(L, 0, sh, states, ta);
+  const bool bal_a = stage_output<P, Vec>(in, n, base, L, fa.s, fa.outb, st);
+
+  decode_front fb{};
+  if (has_b) {
+    classify_tile<Vec, false>(in, n, base + tile_bytes, acc->limit, sh.link, L);
+    fb = front_of<P>(L, tile_bytes, sh, states, ta + 1);
+  }
+
+  // Warp 0 looks back for A and publishes the inclusive prefixes of A and B.
+  if (warp == 0) {
+    u64 pre = 0;
+    if (ta != 0) pre = lookback_prefix(states, ta);
+    if (lane == 0) {
+      const u64 after_a = lb_combine(pre, fa.agg);
+      if (ta != 0) lb_store(states + ta, lb_inclusive | after_a);
+      if (has_b) lb_store(states + ta + 1, lb_inclusive | lb_combine(after_a, fb.agg));
+      sh.rank.prefix = pre;
+    }
+  }
+  __syncthreads();
+  const u64 pre_a = sh.rank.prefix;
+  const u64 pre_b = lb_combine(pre_a, fa.agg);
+  if (threadIdx.x == 0) {
+    sh.rank.ts.flush(acc, base, ta);
+    if (ta == last_tile) acc->written = pre_b & lb_count;
+    if (has_b && ta + 1 == last_tile) acc->written = lb_combine(pre_b, fb.agg) & lb_count;
+  }
+
+  if (!(pre_a & lb_stop) && !(fa.s.wexcl & stop32))
+    write_output(bal_a, st, (pre_a & lb_count) + fa.s.wexcl, fa.s.wtotal & ~stop32, out);
+  if (!has_b || (pre_b & lb_stop) || (fb.s.wexcl & stop32)) return;
+  {  // B's bytes again
+    const u64 pos = base + tile_bytes + u64{threadIdx.x} * lane_bytes;
+    const bool full = base + 2 * tile_bytes + 4 <= n;
+    load_lane(in, n, pos, Vec && full, L.x);
+    L.nx = __shfl_down_sync(full_mask, L.x[0], 1);
+    if (lane == 31) L.nx = load_word_at(in, n, pos, lane_bytes / 4, Vec && full, aligned4(in));
+  }
+  __syncwarp();
+  const bool bal_b = stage_output<P, Vec>(in, n, base + tile_bytes, L, fb.s, fb.outb, st);
+  write_output(bal_b, st, (pre_b & lb_count) + fb.s.wexcl, fb.s.wtotal & ~stop32, out);
+}
+
+// 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's
+// bytes: the staging path reads a lane's bytes from its registers or, for single units, from the
+// input again, which its loads have just brought into L1). One or two tiles a block
+// (tile_schedule.cuh): the two bodies are separate branches, each compiled as if alone (one body
+// with the count as a variable cost the one-tile schedule 3 % on ASCII text).
+template <error_policy P, bool Vec>
+__global__ void __launch_bounds__(tile_threads, 6)
+    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile,
+                        tile_schedule schedule) {
+  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
+  __shared__ utf8_tile_shared sh;
+  u32* st = st_sh[threadIdx.x >> 5];
+  if (schedule == tile_schedule::sample) {
+    wait_for_prior_kernel();  // prepare_kernel's choice
+    schedule = static_cast<tile_schedule>(acc->tiles_per_block);
+  }
+  if (schedule == tile_schedule::paired) {
+    const u32 ta = 2 * blockIdx.x;
+    if (ta <= last_tile)  // sampled: a grid of one block a tile, whose second half has no work
+      decode_two_tiles<P, Vec>(in, n, out, acc, states, last_tile, ta, ta < last_tile, sh, st);
+  } else {
+    decode_one_tile<P, Vec>(in, n, out, acc, states, last_tile, blockIdx.x, sh, st);
   }
 }
 

@@ -5,17 +5,23 @@
 #pragma once
 
 #include "utf8/common.cuh"
+#include "utf8/tile_schedule.cuh"
 
 namespace gutf8::kern {
 
 // Grid-stride: clears the tile states of the look-back (`states`, `num_states` words); block 0
-// also initialises the accumulator (lane i of warp 0: slot i; the carry decides `limit`).
+// also initialises the accumulator (lane i of warp 0: slot i; the carry decides `limit`) and
+// records the fused decoder's tile schedule, sampling the chunk when asked (tile_schedule.cuh).
 static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_last, input_kind kind,
-                                      unsigned long long* states, u64 num_states) {
+                                      unsigned long long* states, u64 num_states, tile_schedule schedule) {
+  __shared__ u32 sum_sh;
   allow_dependent_launch();  // its work kernel waits for this one before its first use of acc
   for (u64 i = u64{blockIdx.x} * blockDim.x + threadIdx.x; i < num_states; i += u64{gridDim.x} * blockDim.x)
     states[i] = 0;
   if (blockIdx.x != 0) return;
+  const u32 per =
+      schedule == tile_schedule::sample ? sampled_tiles_per_block(in, n, &sum_sh) : static_cast<u32>(schedule);
+  if (threadIdx.x == 0) acc->tiles_per_block = per;
   const unsigned lane = threadIdx.x;
   if (lane < summary_slots) {
     acc->errors[lane] = 0;

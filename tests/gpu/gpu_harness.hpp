@@ -23,12 +23,25 @@ namespace gutf8::test::gpu {
 
 using bytes = std::vector<std::uint8_t>;
 
-enum class op { validate, decode_fused, decode_staged, sanitize, encode_fused, encode_compact };
+// decode_fused chooses its tile schedule from a sample of inputs of 1 MiB or more (one tile a block
+// below); decode_single and decode_paired fix it, so that both schedules meet every input.
+enum class op {
+  validate,
+  decode_fused,
+  decode_single,
+  decode_paired,
+  decode_staged,
+  sanitize,
+  encode_fused,
+  encode_compact
+};
 
 inline const char* name(op o) {
   switch (o) {
     case op::validate: return "validate";
     case op::decode_fused: return "decode_fused";
+    case op::decode_single: return "decode_single";
+    case op::decode_paired: return "decode_paired";
     case op::decode_staged: return "decode_staged";
     case op::sanitize: return "sanitize";
     case op::encode_fused: return "encode_fused";
@@ -41,7 +54,11 @@ inline const char* name(error_policy p) {
 }
 inline bool is_encode(op o) { return o == op::encode_fused || o == op::encode_compact; }
 
-inline constexpr op utf8_ops[] = {op::validate, op::decode_fused, op::decode_staged, op::sanitize};
+inline constexpr op utf8_ops[] = {op::validate,      op::decode_fused,  op::decode_single,
+                                  op::decode_paired, op::decode_staged, op::sanitize};
+inline bool is_decode(op o) {
+  return o == op::decode_fused || o == op::decode_single || o == op::decode_paired || o == op::decode_staged;
+}
 inline constexpr op encode_ops[] = {op::encode_fused, op::encode_compact};
 inline constexpr error_policy policies[] = {error_policy::strict, error_policy::replace,
                                             error_policy::drop};
@@ -51,18 +68,27 @@ inline std::size_t max_out(op o, std::size_t n) {
   switch (o) {
     case op::validate: return 0;
     case op::decode_fused:
+    case op::decode_single:
+    case op::decode_paired:
     case op::decode_staged: return 4 * n;
     case op::sanitize: return 3 * n;
     default: return n + 3;
   }
 }
-inline std::size_t out_unit(op o) { return o == op::decode_fused || o == op::decode_staged ? 4 : 1; }
+inline std::size_t out_unit(op o) { return is_decode(o) ? 4 : 1; }
 
 struct result {
   bytes out;
   summary sum;
   std::uint64_t written = 0;  // output units
 };
+
+inline device::decoder variant_of(op o) {
+  return o == op::decode_single   ? device::decoder::fused_single
+         : o == op::decode_paired ? device::decoder::fused_paired
+         : o == op::decode_staged ? device::decoder::staged
+                                  : device::decoder::fused;
+}
 
 // Device buffers reused across calls (grown on demand).
 class workspace {
@@ -142,10 +168,11 @@ class workspace {
     switch (o) {
       case op::validate: return device::validate(temp, temp_bytes, in, n, s, is_last);
       case op::decode_fused:
+      case op::decode_single:
+      case op::decode_paired:
       case op::decode_staged:
         return device::decode(temp, temp_bytes, in, n, reinterpret_cast<char32_t*>(out_.data()), s,
-                              p, is_last,
-                              o == op::decode_fused ? device::decoder::fused : device::decoder::staged);
+                              p, is_last, variant_of(o));
       case op::sanitize:
         return device::sanitize(temp, temp_bytes, in, n, reinterpret_cast<char8_t*>(out_.data()), s,
                                 p, is_last);
@@ -173,6 +200,8 @@ inline result cpu(op o, std::span<const std::uint8_t> in, error_policy p) {
       r.sum = gutf8::validate(src, opt);
       return r;
     case op::decode_fused:
+    case op::decode_single:
+    case op::decode_paired:
     case op::decode_staged: {
       std::vector<char32_t> out(max_decoded_size(in.size()));
       const transcode_result t = gutf8::decode(src, out, p, opt);
@@ -248,8 +277,9 @@ inline bool check(workspace& ws, op o, std::span<const std::uint8_t> in, error_p
 inline bool check_all_utf8(workspace& ws, std::span<const std::uint8_t> in, const std::string& what,
                            std::size_t misalign = 0) {
   bool ok = check(ws, op::validate, in, error_policy::replace, what, misalign);
-  for (op o : {op::decode_fused, op::decode_staged, op::sanitize})
-    for (error_policy p : policies) ok = check(ws, o, in, p, what, misalign) && ok;
+  for (op o : utf8_ops)
+    if (o != op::validate)
+      for (error_policy p : policies) ok = check(ws, o, in, p, what, misalign) && ok;
   return ok;
 }
 inline bool check_all_encode(workspace& ws, std::span<const std::uint8_t> in, const std::string& what,
