@@ -123,7 +123,8 @@ __device__ __forceinline__ decode_front front_of(const lane_class<false>& L, u32
 }
 
 // Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
-// the balanced path the units' bytes. Returns whether the warp took the balanced path.
+// the balanced path the units' bytes; before the look-back, whose latency overlaps this work (the
+// global offset is only needed by the stores). Returns whether the warp took the balanced path.
 template <error_policy P, bool Vec>
 __device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
                                              const tile_scan& s, u32 outb, u32* st) {
