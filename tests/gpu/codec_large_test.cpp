@@ -25,9 +25,10 @@ TEST(GpuLarge, OneGiBMixedAgainstCpu) {
   EXPECT_TRUE(check(ws, op::sanitize, in, error_policy::drop, "1 GiB"));
 }
 
-// decode_fused samples inputs of 1 MiB or more to choose its tile schedule: CJK and emoji text
-// (about 1.5 output bytes per input byte) takes two tiles a block, ASCII one; each against the CPU
-// codec under every policy, with sparse and dense errors, at sizes off the tile grid.
+// decode_fused samples inputs of 1 MiB or more to choose its tile schedule: this CJK and emoji
+// text (1.1-1.3 output bytes per input byte) takes two tiles a block, ASCII one
+// (tile_schedule_test.cu); each against the CPU codec under every policy, with sparse and dense
+// errors, at sizes off the tile grid.
 TEST(GpuLarge, SampledScheduleAgainstCpu) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(4242);
