@@ -101,6 +101,8 @@ GUTF8_HD u32 lanes_to_bits(u32 lanes) { return (lanes * 0x00204081u) >> 28; }
 GUTF8_HD u32 first_lanes(std::int64_t r) {
   return r >= 4 ? lane_hi : r <= 0 ? 0u : lane_hi >> (8 * (4 - static_cast<int>(r)));
 }
+// Byte-lane flags of the bytes of x that continue a sequence (10xxxxxx).
+GUTF8_HD u32 cont_lanes(u32 x) { return x & ~(x << 1) & lane_hi; }
 // Byte-lane flags of the LF (0x0A) bytes of x (exact, no carries across lanes).
 GUTF8_HD u32 lf_lanes(u32 x) {
   const u32 y = x ^ 0x0A0A0A0Au;
@@ -128,7 +130,7 @@ GUTF8_HD word_class classify_word(u32 x) {
   const u32 s5 = x << 5, s6 = x << 6, s7 = x << 7;
   word_class c{};
   c.ascii = ~x & lane_hi;
-  c.cont = x & ~s1 & lane_hi;
+  c.cont = cont_lanes(x);
   const u32 lead = x & s1 & lane_hi;                      // C0..FF
   c.l2 = lead & ~s2 & (s3 | s4 | s5 | s6);                // 110xxxxx but not C0, C1
   c.l3 = lead & s2 & ~s3;                                 // 1110xxxx

@@ -234,7 +234,7 @@ template <error_policy P, bool Vec>
 __device__ __forceinline__ void decode_two_tiles(const u8* in, u64 n, u32* out, accum* acc, u64* states,
                                                  u32 last_tile, u32 ta, bool has_b, utf8_tile_shared& sh,
                                                  u32* st) {
-  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const u32 lane = threadIdx.x & 31u;
   const u64 base = u64{ta} * tile_bytes;
   lane_class<false> L;
   begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
@@ -248,25 +248,8 @@ __device__ __forceinline__ void decode_two_tiles(const u8* in, u64 n, u32* out, 
     fb = front_of<P>(L, tile_bytes, sh, states, ta + 1);
   }
 
-  // Warp 0 looks back for A and publishes the inclusive prefixes of A and B.
-  if (warp == 0) {
-    u64 pre = 0;
-    if (ta != 0) pre = lookback_prefix(states, ta);
-    if (lane == 0) {
-      const u64 after_a = lb_combine(pre, fa.agg);
-      if (ta != 0) lb_store(states + ta, lb_inclusive | after_a);
-      if (has_b) lb_store(states + ta + 1, lb_inclusive | lb_combine(after_a, fb.agg));
-      sh.rank.prefix = pre;
-    }
-  }
-  __syncthreads();
-  const u64 pre_a = sh.rank.prefix;
+  const u64 pre_a = rank_block(lane, fa.agg, has_b, fb.agg, sh.rank, states, ta, last_tile, acc, base);
   const u64 pre_b = lb_combine(pre_a, fa.agg);
-  if (threadIdx.x == 0) {
-    sh.rank.ts.flush(acc, base, ta);
-    if (ta == last_tile) acc->written = pre_b & lb_count;
-    if (has_b && ta + 1 == last_tile) acc->written = lb_combine(pre_b, fb.agg) & lb_count;
-  }
 
   if (!(pre_a & lb_stop) && !(fa.s.wexcl & stop32))
     write_output(bal_a, st, (pre_a & lb_count) + fa.s.wexcl, fa.s.wtotal & ~stop32, out);

@@ -11,6 +11,7 @@
 //                           successors' look-backs need not wait for that work
 //   place_warp_output       after the staging (the look-back's latency overlaps it): warp 0 looks
 //                           back, one barrier, thread 0 flushes the summary; the warp's range
+//                           (rank_block is that without the range, also for a block of two tiles)
 #pragma once
 
 #include "utf8/tile.cuh"
@@ -78,14 +79,15 @@ struct warp_output {
   bool stopped;
 };
 
-// All threads, after every add to the summary. summary_base: the tile's first input byte (the
-// summary's offsets are relative to it). The last tile records the output length in written
-// units of CountsPerUnit scanned counts. lane is the caller's threadIdx.x & 31: computed in here,
-// it cost encode_fused_kernel<*, false> a register (ptxas: 40, not 39).
+// All threads, after every add to the summary: the exclusive prefix of the block's first tile.
+// Warp 0 looks back for it and publishes its inclusive prefix and, when the block holds the next
+// tile too (has_next; the decoder's two-tile schedule), that one's from next_agg; one barrier;
+// thread 0 flushes the summary (summary_base: the first tile's first input byte, the summary's
+// offsets being relative to it) and, where the block holds the last tile, records the output
+// length in written units of CountsPerUnit scanned counts. lane = threadIdx.x & 31.
 template <u32 CountsPerUnit = 1>
-__device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
-                                                         tile_rank_shared& sh, u64* states, u32 tile,
-                                                         u32 last_tile, accum* acc, u64 summary_base) {
+__device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
+                                          u64* states, u32 tile, u32 last_tile, accum* acc, u64 summary_base) {
   const u32 warp = threadIdx.x >> 5;
   if (warp == 0) {
     u64 pre = 0;
@@ -93,14 +95,32 @@ __device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_sc
       pre = lookback_prefix(states, tile);
       if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
     }
-    if (lane == 0) sh.prefix = pre;
+    if (lane == 0) {
+      if (has_next) lb_store(states + tile + 1, lb_inclusive | lb_combine(lb_combine(pre, agg), next_agg));
+      sh.prefix = pre;
+    }
   }
   __syncthreads();
   const u64 prefix = sh.prefix;
   if (threadIdx.x == 0) {
     sh.ts.flush(acc, summary_base, tile);
-    if (tile == last_tile) acc->written = (lb_combine(prefix, agg) & lb_count) / CountsPerUnit;
+    const u64 after = lb_combine(prefix, agg);
+    if (tile == last_tile) acc->written = (after & lb_count) / CountsPerUnit;
+    if (has_next && tile + 1 == last_tile)
+      acc->written = (lb_combine(after, next_agg) & lb_count) / CountsPerUnit;
   }
+  return prefix;
+}
+
+// All threads, after every add to the summary: rank_block for a block of one tile, and the
+// warp's range from it. lane is the caller's threadIdx.x & 31: computed in here, it cost
+// encode_fused_kernel<*, false> a register (ptxas: 40, not 39).
+template <u32 CountsPerUnit = 1>
+__device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
+                                                         tile_rank_shared& sh, u64* states, u32 tile,
+                                                         u32 last_tile, accum* acc, u64 summary_base) {
+  const u64 prefix =
+      rank_block<CountsPerUnit>(lane, agg, false, 0, sh, states, tile, last_tile, acc, summary_base);
   warp_output w;
   w.stopped = (prefix & lb_stop) || (s.wexcl & stop32);
   w.count = s.wtotal & ~stop32;

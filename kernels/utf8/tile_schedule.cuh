@@ -21,10 +21,8 @@ inline constexpr u64 schedule_min_bytes = u64{1} << 20;  // below: one tile a bl
 // text writes 1720 and gains, its emoji 1460 and gains, its mixed-script text 1950 and loses.
 inline constexpr u32 paired_below_permille = 1850;
 
-// Bytes of x that do not continue a sequence (10xxxxxx): the units of valid UTF-8.
-__device__ __forceinline__ u32 lead_bytes(u32 x) {
-  return 4u - static_cast<u32>(popc(x & ~(x << 1) & 0x80808080u));
-}
+// Bytes of x that do not continue a sequence: the units of valid UTF-8.
+__device__ __forceinline__ u32 lead_bytes(u32 x) { return 4u - static_cast<u32>(popc(cont_lanes(x))); }
 
 // All threads of one block: tiles a block of the decoder takes (tile_schedule's value).
 // sum_sh: one word of shared memory.
