@@ -399,11 +399,7 @@ int main(int argc, char** argv) {
           add("decode_fused", nn + u32_bytes, api([=](void* t, std::size_t& b) {
                 return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused, s);
               }));
-          // The two tile schedules that decode_fused chooses between (tile_schedule.cuh).
-          add("decode_fused_single", nn + u32_bytes, api([=](void* t, std::size_t& b) {
-                return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused_single,
-                                  s);
-              }));
+          // Two tiles a block with one look-back, beside the default's one (decode_fused.cuh).
           add("decode_fused_paired", nn + u32_bytes, api([=](void* t, std::size_t& b) {
                 return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused_paired,
                                   s);

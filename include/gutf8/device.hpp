@@ -50,11 +50,12 @@ struct device_summary {
 static_assert(sizeof(device_summary) == 72);
 
 enum class decoder : std::uint8_t {
-  fused,   // default: one pass, look-back ranking of output units, staged coalesced writes;
-           // one or two tiles a block, chosen on the GPU from a sample of the chunk
+  fused,   // default: one pass, look-back ranking of output units, staged coalesced writes,
+           // one 8 KiB tile a block
   staged,  // expansion offsets -> scan -> scatter into 4-byte groups -> decode groups
-  fused_single,  // fused, one tile a block (ASCII-heavy text: fastest)
-  fused_paired,  // fused, two tiles a block with one look-back (CJK, emoji: fastest)
+  fused_single,  // the same as fused (named when fused chose between this and fused_paired)
+  fused_paired,  // fused, two tiles a block with one look-back: slower on every text since
+                 // the default publishes its tiles' counts early (kept to compare)
 };
 enum class encoder : std::uint8_t {
   compact,  // 4 bytes per code point with 0xFF padding, then stream compaction
@@ -67,7 +68,9 @@ cudaError_t validate(void* d_temp, std::size_t& temp_bytes, const std::byte* d_i
                      cudaStream_t stream = nullptr);
 
 // UTF-8 -> UTF-32 (host-order char32_t). strict: the valid prefix; replace: U+FFFD per error
-// unit; drop: error units removed.
+// unit; drop: error units removed. Strict with an error: d_out beyond the `written` units holds
+// unspecified values (the fused decoder ranks tiles as if the text were valid; it never writes
+// past n units).
 cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                    char32_t* d_out, device_summary* d_summary, error_policy policy,
                    bool is_last = true, decoder variant = decoder::fused,

@@ -39,6 +39,7 @@ struct accum {
   u64 n;                   // chunk bytes
   u64 limit;               // n - carry: bytes processed
   u64 written;             // output units (set by the last tile)
+  u64 cut;                 // ~0, or where strict output ends if sooner (the decoder's first error)
   u64 lf_before;           // fixup_kernel: LF units before the first error
   u64 last_lf_before_p1;   // fixup_kernel: 1 + offset of the last of them (0: none)
   u64 errors[summary_slots];
@@ -46,7 +47,6 @@ struct accum {
   u64 lf[summary_slots];
   u64 last_lf_p1[summary_slots];   // max; 0 = none
   unsigned int done;               // finish_kernel: blocks finished (the last one summarises)
-  u32 tiles_per_block;             // the fused decoder's schedule (tile_schedule.cuh)
 };
 
 // Input of a chunk: UTF-8 bytes, or UTF-32LE (LF = the code point U+000A, offsets in bytes).

@@ -3,7 +3,16 @@
 //      (replace: every unit start, U+FFFD for error units; drop: well-formed starts; strict: the
 //      well-formed starts before the first error, stop flag in the scan value);
 //   2. rank: block scan of 32-bit flagged counts, then the tile's offset by decoupled look-back
-//      with one packed 64-bit word per tile (lookback.cuh);
+//      with one packed 64-bit word per tile (lookback.cuh). What bounded CJK and emoji text was a
+//      tile's wait for aggregates its predecessors had not yet published, so each warp adds its
+//      count to the tile's word as soon as it has one (counted_states), before the block scan:
+//      replace and drop their output units, once classified; strict even before it classifies,
+//      as soon as its bytes are transposed: the bytes that do not continue a sequence. That is
+//      the tile's unit count if the text is valid; where it is not, the first tile with an error
+//      still gets the exact prefix (every tile before it is valid) and stops at its error, and
+//      every later tile writes past that end: every valid unit starts at a byte that does not
+//      continue a sequence, so the speculative prefix of a later tile is at least the output
+//      length (accum::cut), and at most n (the output's size);
 //   3. while warp 0 looks back, each warp prepares its output at warp-local slots, in one of two
 //      ways chosen per warp by how many units a lane must decode one by one:
 //      * few (ASCII-heavy text): lanes stage their code points (whole words of ASCII units four
@@ -14,12 +23,14 @@
 //        whatever its bytes hold, the shared-memory reads of neighbouring slots hit distinct
 //        banks, the stores coalesce.
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
-//   4. a block takes one tile, or two with one look-back (tile_schedule.cuh chooses): the wait
-//      for the tile's prefix bounds CJK and emoji text, the write-out ASCII-heavy text.
+//   4. a block takes one tile (decoder::fused), or two with one look-back, the second tile's
+//      bytes loaded again after the first tile's write-out (decoder::fused_paired; aggregates
+//      published after the block scan, stored_states): two paid while the wait for unpublished
+//      aggregates bounded CJK and emoji text; with the counts published early one is faster on
+//      every text (bench/results/codec_tuning.md, session 13).
 #pragma once
 
 #include "utf8/tile_rank.cuh"
-#include "utf8/tile_schedule.cuh"
 
 namespace gutf8::kern {
 
@@ -110,17 +121,37 @@ struct decode_front {
   u64 agg;
   u32 outb;
 };
-template <error_policy P>
+// Counted: each warp adds its output units to the tile's counted word before the block scan
+// (strict: its lead bytes, already added by publish_lead_counts); otherwise thread 0 stores the
+// tile's aggregate after it.
+template <error_policy P, bool Counted>
 __device__ __forceinline__ decode_front front_of(const lane_class<false>& L, u32 off, utf8_tile_shared& sh,
                                                  u64* states, u32 tile) {
   const u32 err = L.start & ~L.wf;
   decode_front f;
   f.outb = output_starts<P>(L.start, L.wf);
-  f.s = block_scan_flag(stop_flagged<P>(static_cast<u32>(popc(f.outb)), err), sh.rank.wt);
+  const u32 units = static_cast<u32>(popc(f.outb));
+  if (Counted && P != error_policy::strict) {
+    const u32 warp_units = __reduce_add_sync(full_mask, units);
+    if ((threadIdx.x & 31u) == 0) counted_states::add_arrival(states + tile, warp_units);
+  }
+  f.s = block_scan_flag(stop_flagged<P>(units, err), sh.rank.wt);
   add_lane_stats(sh.rank.ts, err, L.lf, off);
-  f.agg = publish_tile_aggregate(states, tile, f.s);
+  f.agg = Counted ? widen_flagged(f.s.agg) : publish_tile_aggregate(states, tile, f.s);
   return f;
 }
+
+// classify_tile's hook for strict decoding, one tile a block: each warp adds its lanes' lead-byte
+// counts to the tile's counted word (counted_states). The word's address is formed here, from the
+// kernel parameter and the block index: held from the kernel's start, it spilled under 40
+// registers.
+struct publish_lead_counts {
+  u64* states;
+  __device__ void operator()(u32 units) const {
+    units = __reduce_add_sync(full_mask, units);
+    if ((threadIdx.x & 31u) == 0) counted_states::add_arrival(states + blockIdx.x, units);
+  }
+};
 
 // Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
 // the balanced path the units' bytes; before the look-back, whose latency overlaps this work (the
@@ -211,17 +242,18 @@ __device__ __forceinline__ void write_output(bool balanced, const u32* st, u64 f
   }
 }
 
-// One block, one tile: the look-back after the staging.
+// One block, one tile (tile = blockIdx.x): counted states, the look-back after the staging.
 template <error_policy P, bool Vec>
 __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, u64* states,
                                                 u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
   const u64 base = u64{tile} * tile_bytes;
   lane_class<false> L;
-  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
-  const decode_front f = front_of<P>(L, 0, sh, states, tile);
+  if constexpr (P == error_policy::strict) begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L, publish_lead_counts{states});
+  else begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
+  const decode_front f = front_of<P, true>(L, 0, sh, states, tile);
   const bool balanced = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
-  const warp_output w =
-      place_warp_output(threadIdx.x & 31u, f.s, f.agg, sh.rank, states, tile, last_tile, acc, base);
+  const warp_output w = place_warp_output<1, counted_states>(threadIdx.x & 31u, f.s, f.agg, sh.rank, states, tile,
+                                                             last_tile, acc, base);
   if (!w.stopped) write_output(balanced, st, w.first, w.count, out);
 }
 
@@ -239,13 +271,13 @@ __device__ __forceinline__ void decode_two_tiles(const u8* in, u64 n, u32* out, 
   lane_class<false> L;
   begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
   if (threadIdx.x == 0 && Vec && has_b) prefetch_ahead(in, n, base + tile_bytes, tile_bytes);
-  const decode_front fa = front_of<P>(L, 0, sh, states, ta);
+  const decode_front fa = front_of<P, false>(L, 0, sh, states, ta);
   const bool bal_a = stage_output<P, Vec>(in, n, base, L, fa.s, fa.outb, st);
 
   decode_front fb{};
   if (has_b) {
     classify_tile<Vec, false>(in, n, base + tile_bytes, acc->limit, sh.link, L);
-    fb = front_of<P>(L, tile_bytes, sh, states, ta + 1);
+    fb = front_of<P, false>(L, tile_bytes, sh, states, ta + 1);
   }
 
   const u64 pre_a = rank_block(lane, fa.agg, has_b, fb.agg, sh.rank, states, ta, last_tile, acc, base);
@@ -268,24 +300,18 @@ __device__ __forceinline__ void decode_two_tiles(const u8* in, u64 n, u32* out, 
 
 // 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's
 // bytes: the staging path reads a lane's bytes from its registers or, for single units, from the
-// input again, which its loads have just brought into L1). One or two tiles a block
-// (tile_schedule.cuh): the two bodies are separate branches, each compiled as if alone (one body
-// with the count as a variable cost the one-tile schedule 3 % on ASCII text).
+// input again, which its loads have just brought into L1). One tile a block, or two (paired,
+// a grid of half as many blocks): the two bodies are separate branches, each compiled as if alone
+// (one body with the count as a variable cost the one-tile schedule 3 % on ASCII text).
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads, 6)
-    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile,
-                        tile_schedule schedule) {
+    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile, bool paired) {
   __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
   __shared__ utf8_tile_shared sh;
   u32* st = st_sh[threadIdx.x >> 5];
-  if (schedule == tile_schedule::sample) {
-    wait_for_prior_kernel();  // prepare_kernel's choice
-    schedule = static_cast<tile_schedule>(acc->tiles_per_block);
-  }
-  if (schedule == tile_schedule::paired) {
+  if (paired) {
     const u32 ta = 2 * blockIdx.x;
-    if (ta <= last_tile)  // sampled: a grid of one block a tile, whose second half has no work
-      decode_two_tiles<P, Vec>(in, n, out, acc, states, last_tile, ta, ta < last_tile, sh, st);
+    decode_two_tiles<P, Vec>(in, n, out, acc, states, last_tile, ta, ta < last_tile, sh, st);
   } else {
     decode_one_tile<P, Vec>(in, n, out, acc, states, last_tile, blockIdx.x, sh, st);
   }

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include "utf8/classify.cuh"
+#include "utf8/tile_shape.cuh"
 
 namespace gutf8::kern {
 
@@ -40,6 +41,30 @@ __device__ __forceinline__ void lb_store(u64* p, u64 v) {
   ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*reinterpret_cast<unsigned long long*>(p))
       .store(v, ::cuda::memory_order_relaxed);
 }
+__device__ __forceinline__ void lb_add(u64* p, u64 v) {
+  ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*reinterpret_cast<unsigned long long*>(p))
+      .fetch_add(v, ::cuda::memory_order_relaxed);
+}
+
+// Two ways to publish a tile's word; the look-back reads both alike.
+//  * stored_states: the owner stores aggregate | value, later inclusive | value (one thread each).
+//  * counted_states: every warp of the tile adds an arrival of 2^59 and its count as soon as it
+//    knows it; after the last of the tile_warps arrivals the bits above the count read
+//    "aggregate" (8 x 2^59 = 2^62), before it they read "none" (bit 62 clear). The owner adds
+//    aggregate + its exclusive prefix after the block's barrier that follows every warp's add, so
+//    in the word's order of modifications it comes last (the barrier orders the adds before it):
+//    the status carries to "inclusive", the count becomes prefix + count. Counts never stop.
+struct stored_states {
+  __device__ static void publish_inclusive(u64* word, u64 prefix, u64 agg) {
+    lb_store(word, lb_inclusive | lb_combine(prefix, agg));
+  }
+};
+struct counted_states {
+  static constexpr u64 arrival = u64{1} << 59;
+  static_assert(arrival * tile_warps == lb_aggregate);
+  __device__ static void add_arrival(u64* word, u32 count) { lb_add(word, arrival + count); }
+  __device__ static void publish_inclusive(u64* word, u64 prefix, u64) { lb_add(word, lb_aggregate + prefix); }
+};
 
 // All 32 lanes of one warp, tile > 0: the combined value of tiles 0 .. tile-1 (in every lane).
 // Each round trip reads the 32 tiles below the last (lane i: tile base + i); the windows are

@@ -5,23 +5,17 @@
 #pragma once
 
 #include "utf8/common.cuh"
-#include "utf8/tile_schedule.cuh"
 
 namespace gutf8::kern {
 
 // Grid-stride: clears the tile states of the look-back (`states`, `num_states` words); block 0
-// also initialises the accumulator (lane i of warp 0: slot i; the carry decides `limit`) and
-// records the fused decoder's tile schedule, sampling the chunk when asked (tile_schedule.cuh).
+// also initialises the accumulator (lane i of warp 0: slot i; the carry decides `limit`).
 static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_last, input_kind kind,
-                                      unsigned long long* states, u64 num_states, tile_schedule schedule) {
-  __shared__ u32 sum_sh;
+                                      unsigned long long* states, u64 num_states) {
   allow_dependent_launch();  // its work kernel waits for this one before its first use of acc
   for (u64 i = u64{blockIdx.x} * blockDim.x + threadIdx.x; i < num_states; i += u64{gridDim.x} * blockDim.x)
     states[i] = 0;
   if (blockIdx.x != 0) return;
-  const u32 per =
-      schedule == tile_schedule::sample ? sampled_tiles_per_block(in, n, &sum_sh) : static_cast<u32>(schedule);
-  if (threadIdx.x == 0) acc->tiles_per_block = per;
   const unsigned lane = threadIdx.x;
   if (lane < summary_slots) {
     acc->errors[lane] = 0;
@@ -33,6 +27,7 @@ static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_l
     acc->n = n;
     acc->limit = chunk_limit(kind, in, n, is_last);
     acc->written = 0;
+    acc->cut = ~u64{0};
     acc->lf_before = 0;
     acc->last_lf_before_p1 = 0;
     acc->done = 0;
@@ -80,7 +75,7 @@ __device__ __forceinline__ void write_summary(const accum* acc, const u8* in, u6
   if (lane != 0) return;
   const u64 limit = va->limit, lf_before = va->lf_before, last_before_p1 = va->last_lf_before_p1;
   device::device_summary s;
-  s.written = va->written;
+  s.written = va->written < va->cut ? va->written : va->cut;
   const bool stopped = strict && first != ~u64{0};
   s.consumed = stopped ? first : limit;  // as summary::bytes
   s.lines = stopped ? lf_before : lf;

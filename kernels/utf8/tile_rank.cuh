@@ -14,6 +14,8 @@
 //                           (rank_block is that without the range, also for a block of two tiles)
 #pragma once
 
+#include <type_traits>
+
 #include "utf8/tile.cuh"
 
 namespace gutf8::kern {
@@ -30,15 +32,16 @@ struct utf8_tile_shared {
 };
 
 // All threads. classify_tile's barrier makes the cleared summary visible to every later add.
-template <bool Vec, bool Detail>
+template <bool Vec, bool Detail, class LeadCount = no_lead_count>
 __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, const accum* acc,
-                                                utf8_tile_shared& sh, lane_class<Detail>& L) {
+                                                utf8_tile_shared& sh, lane_class<Detail>& L,
+                                                LeadCount lead_count = {}) {
   if (threadIdx.x == 0) {
     sh.rank.ts.init();
     if (Vec) prefetch_ahead(in, n, base, tile_bytes);
   }
   wait_for_prior_kernel();  // prepare_kernel's accumulator and cleared look-back states
-  classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L);
+  classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L, lead_count);
 }
 
 // The tile's bytes and the 4 after them, in 16-byte aligned shared memory.
@@ -81,20 +84,22 @@ struct warp_output {
 
 // All threads, after every add to the summary: the exclusive prefix of the block's first tile.
 // Warp 0 looks back for it and publishes its inclusive prefix and, when the block holds the next
-// tile too (has_next; the decoder's two-tile schedule), that one's from next_agg; one barrier;
-// thread 0 flushes the summary (summary_base: the first tile's first input byte, the summary's
-// offsets being relative to it) and, where the block holds the last tile, records the output
-// length in written units of CountsPerUnit scanned counts. lane = threadIdx.x & 31.
-template <u32 CountsPerUnit = 1>
+// tile too (has_next; the decoder's two-tile schedule, stored states only), that one's from
+// next_agg; one barrier; thread 0 flushes the summary (summary_base: the first tile's first input
+// byte, the summary's offsets being relative to it) and, where the block holds the last tile,
+// records the output length in written units of CountsPerUnit scanned counts. agg: the tile's
+// scanned total (stop | count). Counted states (the decoder's one-tile schedule) never stop: the
+// strict decoder's counts are speculative, so a tile that stops also offers its end as the output
+// length (accum::cut). lane = threadIdx.x & 31.
+template <u32 CountsPerUnit = 1, class States = stored_states>
 __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
                                           u64* states, u32 tile, u32 last_tile, accum* acc, u64 summary_base) {
+  constexpr bool counted = std::is_same_v<States, counted_states>;
   const u32 warp = threadIdx.x >> 5;
   if (warp == 0) {
     u64 pre = 0;
-    if (tile != 0) {
-      pre = lookback_prefix(states, tile);
-      if (lane == 0) lb_store(states + tile, lb_inclusive | lb_combine(pre, agg));
-    }
+    if (tile != 0) pre = lookback_prefix(states, tile);
+    if (lane == 0 && (tile != 0 || counted)) States::publish_inclusive(states + tile, pre, agg);
     if (lane == 0) {
       if (has_next) lb_store(states + tile + 1, lb_inclusive | lb_combine(lb_combine(pre, agg), next_agg));
       sh.prefix = pre;
@@ -108,6 +113,8 @@ __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 
     if (tile == last_tile) acc->written = (after & lb_count) / CountsPerUnit;
     if (has_next && tile + 1 == last_tile)
       acc->written = (lb_combine(after, next_agg) & lb_count) / CountsPerUnit;
+    if (counted && (agg & lb_stop))
+      atomicMin(reinterpret_cast<unsigned long long*>(&acc->cut), (after & lb_count) / CountsPerUnit);
   }
   return prefix;
 }
@@ -115,12 +122,12 @@ __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 
 // All threads, after every add to the summary: rank_block for a block of one tile, and the
 // warp's range from it. lane is the caller's threadIdx.x & 31: computed in here, it cost
 // encode_fused_kernel<*, false> a register (ptxas: 40, not 39).
-template <u32 CountsPerUnit = 1>
+template <u32 CountsPerUnit = 1, class States = stored_states>
 __device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
                                                          tile_rank_shared& sh, u64* states, u32 tile,
                                                          u32 last_tile, accum* acc, u64 summary_base) {
   const u64 prefix =
-      rank_block<CountsPerUnit>(lane, agg, false, 0, sh, states, tile, last_tile, acc, summary_base);
+      rank_block<CountsPerUnit, States>(lane, agg, false, 0, sh, states, tile, last_tile, acc, summary_base);
   warp_output w;
   w.stopped = (prefix & lb_stop) || (s.wexcl & stop32);
   w.count = s.wtotal & ~stop32;

@@ -8,23 +8,17 @@ namespace {
 
 using namespace launch;
 
-kern::tile_schedule schedule_of(decoder variant) {
-  return variant == decoder::fused          ? kern::tile_schedule::sample
-         : variant == decoder::fused_paired ? kern::tile_schedule::paired
-                                            : kern::tile_schedule::single;
-}
-
 template <error_policy P, bool Vec>
 cudaError_t launch_decode(decoder variant, const temp_layout& l, void* d_temp, const u8* in, u64 n,
                           char32_t* d_out, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(l.tiles);
   const auto last = static_cast<unsigned>(l.tiles - 1);
   auto* out = reinterpret_cast<kern::u32*>(d_out);
-  if (variant != decoder::staged)
-    return dependent(kern::decode_fused_kernel<P, Vec>,
-                     static_cast<unsigned>(variant == decoder::fused_paired ? ceil_div(l.tiles, 2) : l.tiles),
-                     stream,
-                     in, n, out, l.acc(d_temp), l.states(d_temp), last, schedule_of(variant));
+  if (variant != decoder::staged) {
+    const bool paired = variant == decoder::fused_paired;
+    return dependent(kern::decode_fused_kernel<P, Vec>, static_cast<unsigned>(paired ? ceil_div(l.tiles, 2) : l.tiles),
+                     stream, in, n, out, l.acc(d_temp), l.states(d_temp), last, paired);
+  }
   if (const cudaError_t e = dependent(kern::staged_scatter_kernel<P, Vec>, grid, stream, in, n,
                                       reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
       e != cudaSuccess)
@@ -50,7 +44,7 @@ cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
     return cudaErrorInvalidValue;
   const auto* in = reinterpret_cast<const u8*>(d_in);
   if (const cudaError_t e =
-          begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream, schedule_of(variant));
+          begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream);
       e != cudaSuccess)
     return e;
   if (l.tiles != 0) {

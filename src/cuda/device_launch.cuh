@@ -125,14 +125,12 @@ cudaError_t dependent(void (*kernel)(Params...), unsigned grid, cudaStream_t str
 
 // Accumulator init and (when the kernels use the look-back) tile states cleared: one launch.
 inline cudaError_t begin(const temp_layout& l, void* d_temp, const u8* in, u64 n, bool is_last,
-                         kern::input_kind kind, cudaStream_t stream,
-                         kern::tile_schedule schedule = kern::tile_schedule::single) {
+                         kern::input_kind kind, cudaStream_t stream) {
   const u64 states = l.tiles;
   const unsigned grid = static_cast<unsigned>(
       std::max<u64>(1, std::min<u64>(ceil_div(states, kern::block_threads * 4), 4 * static_cast<u64>(sm_count()))));
   kern::prepare_kernel<<<grid, kern::block_threads, 0, stream>>>(
-      l.acc(d_temp), in, n, is_last, kind, reinterpret_cast<unsigned long long*>(l.states(d_temp)), states,
-      schedule);
+      l.acc(d_temp), in, n, is_last, kind, reinterpret_cast<unsigned long long*>(l.states(d_temp)), states);
   return cudaSuccess;
 }
 

@@ -129,6 +129,56 @@ TEST(GpuRandom, ErrorKindsAndLines) {
   }
 }
 
+// Strict decoding ranks its tiles by speculative counts (kernels/utf8/decode_fused.cuh): the
+// lead bytes of every tile before, valid or not. Exact output where it matters: one or two errors
+// in the first, a middle and the last tile, and at the start of a tile whose predecessor ends in a
+// sequence that the error cuts off, among valid text of each kind. Safe where it does not: the
+// tiles after the first error write past the output's end (accum::cut) but never past n units,
+// which a guard after an n-unit output buffer shows.
+TEST(GpuRandom, StrictSpeculativeCounts) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  constexpr std::size_t tiles = 90;
+  std::uint64_t seed = 9100;
+  for (script s : {script::ascii, script::cjk, script::emoji, script::mixed}) {
+    auto g = rng(seed++);
+    const bytes text = random_text(g, tiles * tile + 1234, s);
+    for (std::size_t first : {std::size_t{17}, 41 * tile + 5, (tiles - 1) * tile + 99, 7 * tile}) {
+      for (bool second : {false, true}) {
+        bytes b = text;
+        if (first == 7 * tile) {  // a 4-byte lead that ends tile 6, cut off by tile 7's first byte
+          b[first - 1] = 0xF0;
+          b[first] = 'x';
+        } else {
+          b[first] = 0xFF;
+        }
+        if (second && first + 3 * tile + 11 < b.size()) b[first + 3 * tile + 11] = 0x80;
+        const std::string what = "strict speculative script " + std::to_string(int(s)) + " at " +
+                                 std::to_string(first) + (second ? " and later" : "");
+        ASSERT_TRUE(same(ws.run(op::decode_fused, b, error_policy::strict),
+                         cpu(op::decode_fused, b, error_policy::strict), what));
+
+        constexpr std::size_t guard = 256;
+        const std::size_t n = b.size();
+        cuda::device_buffer<std::uint8_t> in(n), out(4 * n + guard);
+        cuda::device_buffer<device::device_summary> sum(1);
+        cuda::check(cudaMemcpy(in.data(), b.data(), n, cudaMemcpyHostToDevice), "upload");
+        cuda::check(cudaMemset(out.data(), 0xA5, 4 * n + guard), "fill");
+        std::size_t temp_bytes = 0;
+        const auto* d_in = reinterpret_cast<const std::byte*>(in.data());
+        auto* d_out = reinterpret_cast<char32_t*>(out.data());
+        cuda::check(device::decode(nullptr, temp_bytes, d_in, n, d_out, sum.data(), error_policy::strict), "query");
+        cuda::device_buffer<std::uint8_t> temp(temp_bytes);
+        cuda::check(device::decode(temp.data(), temp_bytes, d_in, n, d_out, sum.data(), error_policy::strict),
+                    "decode");
+        bytes tail(guard);
+        cuda::check(cudaMemcpy(tail.data(), out.data() + 4 * n, guard, cudaMemcpyDeviceToHost), "guard");
+        ASSERT_TRUE(std::all_of(tail.begin(), tail.end(), [](std::uint8_t v) { return v == 0xA5; })) << what;
+      }
+    }
+  }
+}
+
 // Every kernel, variant and policy on a few shapes that span several tiles, with errors, carries
 // and ragged tails: small enough for compute-sanitizer racecheck and initcheck
 // (scripts/gpu/sanitize.sh), which the sweeps above exceed.
