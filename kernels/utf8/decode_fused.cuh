@@ -13,7 +13,8 @@
 //      every later tile writes past that end: every valid unit starts at a byte that does not
 //      continue a sequence, so the speculative prefix of a later tile is at least the output
 //      length (accum::cut), and at most n (the output's size);
-//   3. while warp 0 looks back, each warp prepares its output at warp-local slots, in one of two
+//   3. while warp 0 looks back (strict: before its own share, look_back_first), each warp
+//      prepares its output at warp-local slots, in one of two
 //      ways chosen per warp by how many units a lane must decode one by one:
 //      * few (ASCII-heavy text): lanes stage their code points (whole words of ASCII units four
 //        at a time, other units one by one through a branch-free decoder), then the warp stores
@@ -242,7 +243,14 @@ __device__ __forceinline__ void write_output(bool balanced, const u32* st, u64 f
   }
 }
 
-// One block, one tile (tile = blockIdx.x): counted states, the look-back after the staging.
+// Where warp 0 looks back in a block of one tile: before its own staging under strict (its
+// predecessors' counts have long been published; H100, against after it, two device sessions:
+// cjk +0.9 / +1.2 %, emoji +1.1 / +1.7 %, mixed +1.4 / +2.4 %, ascii within 0.2 %), after it
+// under replace and drop (before it cost ascii 2-3 %).
+template <error_policy P>
+inline constexpr bool look_back_first = P == error_policy::strict;
+
+// One block, one tile (tile = blockIdx.x): counted states.
 template <error_policy P, bool Vec>
 __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, u64* states,
                                                 u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
@@ -251,10 +259,12 @@ __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, a
   if constexpr (P == error_policy::strict) begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L, publish_lead_counts{states});
   else begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
   const decode_front f = front_of<P, true>(L, 0, sh, states, tile);
+  const u32 lane = threadIdx.x & 31u;
+  if (look_back_first<P> && threadIdx.x < 32) look_back_block<counted_states>(lane, f.agg, false, 0, sh.rank, states, tile);
   const bool balanced = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
-  const warp_output w = place_warp_output<1, counted_states>(threadIdx.x & 31u, f.s, f.agg, sh.rank, states, tile,
-                                                             last_tile, acc, base);
-  if (!w.stopped) write_output(balanced, st, w.first, w.count, out);
+  if (!look_back_first<P> && threadIdx.x < 32) look_back_block<counted_states>(lane, f.agg, false, 0, sh.rank, states, tile);
+  const u64 prefix = settle_block<1, counted_states>(f.agg, false, 0, sh.rank, tile, last_tile, acc, base);
+  if (!(f.s.wexcl & stop32)) write_output(balanced, st, prefix + f.s.wexcl, f.s.wtotal & ~stop32, out);
 }
 
 // One block, two consecutive tiles A and B, one look-back: it stages A, classifies and scans B

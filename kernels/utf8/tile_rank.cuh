@@ -11,7 +11,8 @@
 //                           successors' look-backs need not wait for that work
 //   place_warp_output       after the staging (the look-back's latency overlaps it): warp 0 looks
 //                           back, one barrier, thread 0 flushes the summary; the warp's range
-//                           (rank_block is that without the range, also for a block of two tiles)
+//                           (rank_block is that without the range, also for a block of two tiles;
+//                           look_back_block and settle_block its two halves)
 #pragma once
 
 #include <type_traits>
@@ -82,29 +83,34 @@ struct warp_output {
   bool stopped;
 };
 
-// All threads, after every add to the summary: the exclusive prefix of the block's first tile.
-// Warp 0 looks back for it and publishes its inclusive prefix and, when the block holds the next
-// tile too (has_next; the decoder's two-tile schedule, stored states only), that one's from
-// next_agg; one barrier; thread 0 flushes the summary (summary_base: the first tile's first input
-// byte, the summary's offsets being relative to it) and, where the block holds the last tile,
-// records the output length in written units of CountsPerUnit scanned counts. agg: the tile's
-// scanned total (stop | count). Counted states (the decoder's one-tile schedule) never stop: the
-// strict decoder's counts are speculative, so a tile that stops also offers its end as the output
-// length (accum::cut). lane = threadIdx.x & 31.
-template <u32 CountsPerUnit = 1, class States = stored_states>
-__device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
-                                          u64* states, u32 tile, u32 last_tile, accum* acc, u64 summary_base) {
+// Warp 0 of the block (the caller's test), after the tile's aggregate is published: looks back
+// for the exclusive prefix of the block's first tile, publishes its inclusive prefix and, when the
+// block holds the next tile too (has_next; the decoder's two-tile schedule, stored states only),
+// that one's from next_agg; the prefix goes to sh.prefix for settle_block. agg: the tile's scanned
+// total (stop | count). lane = threadIdx.x & 31.
+template <class States = stored_states>
+__device__ __forceinline__ void look_back_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
+                                                u64* states, u32 tile) {
   constexpr bool counted = std::is_same_v<States, counted_states>;
-  const u32 warp = threadIdx.x >> 5;
-  if (warp == 0) {
-    u64 pre = 0;
-    if (tile != 0) pre = lookback_prefix(states, tile);
-    if (lane == 0 && (tile != 0 || counted)) States::publish_inclusive(states + tile, pre, agg);
-    if (lane == 0) {
-      if (has_next) lb_store(states + tile + 1, lb_inclusive | lb_combine(lb_combine(pre, agg), next_agg));
-      sh.prefix = pre;
-    }
+  u64 pre = 0;
+  if (tile != 0) pre = lookback_prefix(states, tile);
+  if (lane == 0 && (tile != 0 || counted)) States::publish_inclusive(states + tile, pre, agg);
+  if (lane == 0) {
+    if (has_next) lb_store(states + tile + 1, lb_inclusive | lb_combine(lb_combine(pre, agg), next_agg));
+    sh.prefix = pre;
   }
+}
+
+// All threads, after look_back_block and every add to the summary: one barrier; thread 0 flushes
+// the summary (summary_base: the first tile's first input byte, the summary's offsets being
+// relative to it) and, where the block holds the last tile, records the output length in written
+// units of CountsPerUnit scanned counts. Counted states (the decoder's one-tile schedule) never
+// stop: the strict decoder's counts are speculative, so a tile that stops also offers its end as
+// the output length (accum::cut). Returns the prefix.
+template <u32 CountsPerUnit = 1, class States = stored_states>
+__device__ __forceinline__ u64 settle_block(u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh, u32 tile,
+                                            u32 last_tile, accum* acc, u64 summary_base) {
+  constexpr bool counted = std::is_same_v<States, counted_states>;
   __syncthreads();
   const u64 prefix = sh.prefix;
   if (threadIdx.x == 0) {
@@ -117,6 +123,14 @@ __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 
       atomicMin(reinterpret_cast<unsigned long long*>(&acc->cut), (after & lb_count) / CountsPerUnit);
   }
   return prefix;
+}
+
+// All threads, after every add to the summary: look_back_block in warp 0, then settle_block.
+template <u32 CountsPerUnit = 1, class States = stored_states>
+__device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
+                                          u64* states, u32 tile, u32 last_tile, accum* acc, u64 summary_base) {
+  if (threadIdx.x >> 5 == 0) look_back_block<States>(lane, agg, has_next, next_agg, sh, states, tile);
+  return settle_block<CountsPerUnit, States>(agg, has_next, next_agg, sh, tile, last_tile, acc, summary_base);
 }
 
 // All threads, after every add to the summary: rank_block for a block of one tile, and the
