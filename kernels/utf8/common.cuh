@@ -123,14 +123,20 @@ struct tile_summary {
     last_lf_p1 = 0;
   }
   // All threads, after init is visible. first: tile-local offset or ~0; last_lf_p1: 1 + offset.
+  // A warp without errors (valid text) skips their two reductions.
   __device__ __forceinline__ void add(u32 e, u32 f, u32 l, u32 ll) {
-    e = __reduce_add_sync(0xFFFFFFFFu, e);
-    f = __reduce_min_sync(0xFFFFFFFFu, f);
+    const bool lane0 = (threadIdx.x & 31u) == 0;
+    if (__any_sync(0xFFFFFFFFu, e != 0)) {
+      e = __reduce_add_sync(0xFFFFFFFFu, e);
+      f = __reduce_min_sync(0xFFFFFFFFu, f);
+      if (lane0) {
+        atomicAdd(&errors, e);
+        atomicMin(&first, f);
+      }
+    }
     l = __reduce_add_sync(0xFFFFFFFFu, l);
     ll = __reduce_max_sync(0xFFFFFFFFu, ll);
-    if ((threadIdx.x & 31u) == 0) {
-      if (e) atomicAdd(&errors, e);
-      if (f != ~0u) atomicMin(&first, f);
+    if (lane0) {
       if (l) atomicAdd(&lf, l);
       if (ll) atomicMax(&last_lf_p1, ll);
     }

@@ -138,12 +138,24 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
 }
 
 // --------------------------------------------------------------------- scan ----
+// Inclusive flagged scan over the first `Lanes` lanes (all 32 compute; lanes past Lanes hold
+// garbage). Plain sums while no lane of the warp has stopped: flag_combine costs three ALU
+// instructions a step to the sum's one, and the codec kernels are ALU-bound on multibyte text.
+template <u32 Lanes = 32>
 __device__ __forceinline__ u32 warp_incl_flag(u32 v) {
   const u32 lane = threadIdx.x & 31u;
+  if (__any_sync(full_mask, v & stop32)) {
 #pragma unroll
-  for (u32 d = 1; d < 32; d <<= 1) {
-    const u32 t = __shfl_up_sync(full_mask, v, d);
-    if (lane >= d) v = flag_combine(t, v);
+    for (u32 d = 1; d < Lanes; d <<= 1) {
+      const u32 t = __shfl_up_sync(full_mask, v, d);
+      if (lane >= d) v = flag_combine(t, v);
+    }
+  } else {
+#pragma unroll
+    for (u32 d = 1; d < Lanes; d <<= 1) {
+      const u32 t = __shfl_up_sync(full_mask, v, d);
+      if (lane >= d) v += t;
+    }
   }
   return v;
 }
@@ -155,25 +167,23 @@ struct tile_scan {
   u32 agg;     // the tile's
 };
 
-// All threads; wt = tile_warps words of shared memory. One __syncthreads.
+// All threads; wt = tile_warps words of shared memory. One __syncthreads. Every warp scans the
+// warp totals across its first tile_warps lanes (three shuffle steps) rather than each thread
+// walking all eight.
 __device__ __forceinline__ tile_scan block_scan_flag(u32 v, u32* wt) {
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const u32 incl = warp_incl_flag(v);
   if (lane == 31) wt[warp] = incl;
   __syncthreads();
-  u32 pre = 0, agg = 0;
-#pragma unroll
-  for (u32 w = 0; w < static_cast<u32>(tile_warps); ++w) {
-    const u32 t = wt[w];
-    if (w == warp) pre = agg;
-    agg = flag_combine(agg, t);
-  }
+  const u32 totals = warp_incl_flag<tile_warps>(lane < static_cast<u32>(tile_warps) ? wt[lane] : 0u);
+  const u32 before = __shfl_sync(full_mask, totals, (warp + 31u) & 31u);
+  const u32 pre = warp == 0 ? 0u : before;
   const u32 up = __shfl_up_sync(full_mask, incl, 1);
   tile_scan r;
   r.excl = lane == 0 ? pre : flag_combine(pre, up);
   r.wexcl = pre;
   r.wtotal = __shfl_sync(full_mask, incl, 31);
-  r.agg = agg;
+  r.agg = __shfl_sync(full_mask, totals, tile_warps - 1);
   return r;
 }
 
