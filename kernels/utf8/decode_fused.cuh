@@ -132,10 +132,7 @@ __device__ __forceinline__ decode_front front_of(const lane_class<false>& L, u32
   decode_front f;
   f.outb = output_starts<P>(L.start, L.wf);
   const u32 units = static_cast<u32>(popc(f.outb));
-  if (Counted && P != error_policy::strict) {
-    const u32 warp_units = __reduce_add_sync(full_mask, units);
-    if ((threadIdx.x & 31u) == 0) counted_states::add_arrival(states + tile, warp_units);
-  }
+  if (Counted && P != error_policy::strict) counted_states::add_warp(states, tile, units);
   f.s = block_scan_flag(stop_flagged<P>(units, err), sh.rank.wt);
   add_lane_stats(sh.rank.ts, err, L.lf, off);
   f.agg = Counted ? widen_flagged(f.s.agg) : publish_tile_aggregate(states, tile, f.s);
@@ -148,10 +145,7 @@ __device__ __forceinline__ decode_front front_of(const lane_class<false>& L, u32
 // registers.
 struct publish_lead_counts {
   u64* states;
-  __device__ void operator()(u32 units) const {
-    units = __reduce_add_sync(full_mask, units);
-    if ((threadIdx.x & 31u) == 0) counted_states::add_arrival(states + blockIdx.x, units);
-  }
+  __device__ void operator()(u32 units) const { counted_states::add_warp(states, blockIdx.x, units); }
 };
 
 // Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
@@ -259,10 +253,12 @@ __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, a
   if constexpr (P == error_policy::strict) begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L, publish_lead_counts{states});
   else begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
   const decode_front f = front_of<P, true>(L, 0, sh, states, tile);
-  const u32 lane = threadIdx.x & 31u;
-  if (look_back_first<P> && threadIdx.x < 32) look_back_block<counted_states>(lane, f.agg, false, 0, sh.rank, states, tile);
+  const auto look_back = [&] {
+    if (threadIdx.x < 32) look_back_block<counted_states>(threadIdx.x & 31u, f.agg, false, 0, sh.rank, states, tile);
+  };
+  if constexpr (look_back_first<P>) look_back();
   const bool balanced = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
-  if (!look_back_first<P> && threadIdx.x < 32) look_back_block<counted_states>(lane, f.agg, false, 0, sh.rank, states, tile);
+  if constexpr (!look_back_first<P>) look_back();
   const u64 prefix = settle_block<1, counted_states>(f.agg, false, 0, sh.rank, tile, last_tile, acc, base);
   if (!(f.s.wexcl & stop32)) write_output(balanced, st, prefix + f.s.wexcl, f.s.wtotal & ~stop32, out);
 }

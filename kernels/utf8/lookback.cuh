@@ -63,6 +63,13 @@ struct counted_states {
   static constexpr u64 arrival = u64{1} << 59;
   static_assert(arrival * tile_warps == lb_aggregate);
   __device__ static void add_arrival(u64* word, u32 count) { lb_add(word, arrival + count); }
+  // All lanes of a warp: the warp's share of the tile's word, the sum of the lanes' counts. The word's
+  // address is formed after the reduction: formed before, it stayed live across it and cost the
+  // replace decoder an 8-byte spill under 40 registers.
+  __device__ static void add_warp(u64* states, u32 tile, u32 lane_count) {
+    const u32 count = __reduce_add_sync(0xFFFFFFFFu, lane_count);
+    if ((threadIdx.x & 31u) == 0) add_arrival(states + tile, count);
+  }
   __device__ static void publish_inclusive(u64* word, u64 prefix, u64) { lb_add(word, lb_aggregate + prefix); }
 };
 

@@ -141,23 +141,22 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
 // Inclusive flagged scan over the first `Lanes` lanes (all 32 compute; lanes past Lanes hold
 // garbage). Plain sums while no lane of the warp has stopped: flag_combine costs three ALU
 // instructions a step to the sum's one, and the codec kernels are ALU-bound on multibyte text.
-template <u32 Lanes = 32>
-__device__ __forceinline__ u32 warp_incl_flag(u32 v) {
+// The two scans are separate branches: one loop choosing the combine at each step spilled 8 bytes
+// in the decoder.
+template <u32 Lanes, class Combine>
+__device__ __forceinline__ u32 warp_incl_scan(u32 v, Combine combine) {
   const u32 lane = threadIdx.x & 31u;
-  if (__any_sync(full_mask, v & stop32)) {
 #pragma unroll
-    for (u32 d = 1; d < Lanes; d <<= 1) {
-      const u32 t = __shfl_up_sync(full_mask, v, d);
-      if (lane >= d) v = flag_combine(t, v);
-    }
-  } else {
-#pragma unroll
-    for (u32 d = 1; d < Lanes; d <<= 1) {
-      const u32 t = __shfl_up_sync(full_mask, v, d);
-      if (lane >= d) v += t;
-    }
+  for (u32 d = 1; d < Lanes; d <<= 1) {
+    const u32 t = __shfl_up_sync(full_mask, v, d);
+    if (lane >= d) v = combine(t, v);
   }
   return v;
+}
+template <u32 Lanes = 32>
+__device__ __forceinline__ u32 warp_incl_flag(u32 v) {
+  if (__any_sync(full_mask, v & stop32)) return warp_incl_scan<Lanes>(v, flag_combine);
+  return warp_incl_scan<Lanes>(v, [](u32 a, u32 b) { return a + b; });
 }
 
 struct tile_scan {

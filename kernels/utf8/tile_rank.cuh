@@ -125,23 +125,24 @@ __device__ __forceinline__ u64 settle_block(u64 agg, bool has_next, u64 next_agg
   return prefix;
 }
 
-// All threads, after every add to the summary: look_back_block in warp 0, then settle_block.
-template <u32 CountsPerUnit = 1, class States = stored_states>
+// All threads, after every add to the summary: look_back_block in warp 0, then settle_block
+// (stored states).
+template <u32 CountsPerUnit = 1>
 __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
                                           u64* states, u32 tile, u32 last_tile, accum* acc, u64 summary_base) {
-  if (threadIdx.x >> 5 == 0) look_back_block<States>(lane, agg, has_next, next_agg, sh, states, tile);
-  return settle_block<CountsPerUnit, States>(agg, has_next, next_agg, sh, tile, last_tile, acc, summary_base);
+  if (threadIdx.x >> 5 == 0) look_back_block(lane, agg, has_next, next_agg, sh, states, tile);
+  return settle_block<CountsPerUnit>(agg, has_next, next_agg, sh, tile, last_tile, acc, summary_base);
 }
 
 // All threads, after every add to the summary: rank_block for a block of one tile, and the
 // warp's range from it. lane is the caller's threadIdx.x & 31: computed in here, it cost
 // encode_fused_kernel<*, false> a register (ptxas: 40, not 39).
-template <u32 CountsPerUnit = 1, class States = stored_states>
+template <u32 CountsPerUnit = 1>
 __device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
                                                          tile_rank_shared& sh, u64* states, u32 tile,
                                                          u32 last_tile, accum* acc, u64 summary_base) {
   const u64 prefix =
-      rank_block<CountsPerUnit, States>(lane, agg, false, 0, sh, states, tile, last_tile, acc, summary_base);
+      rank_block<CountsPerUnit>(lane, agg, false, 0, sh, states, tile, last_tile, acc, summary_base);
   warp_output w;
   w.stopped = (prefix & lb_stop) || (s.wexcl & stop32);
   w.count = s.wtotal & ~stop32;

@@ -43,9 +43,7 @@ cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
       variant > decoder::fused_paired)
     return cudaErrorInvalidValue;
   const auto* in = reinterpret_cast<const u8*>(d_in);
-  if (const cudaError_t e =
-          begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream);
-      e != cudaSuccess)
+  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream); e != cudaSuccess)
     return e;
   if (l.tiles != 0) {
     const cudaError_t e = with_policy(policy, aligned16(in), [&](auto p, auto vec) {
