@@ -1,0 +1,65 @@
+// A whole regular file at the speed of the machine: the file is cut into pieces that CPU threads
+// and GPUs take as each comes free, and the results are committed in file order, so the output
+// and the report are byte-identical to one gutf8::stream fed the whole file, whatever the mix of
+// workers. The CLI, the Python package and C++ users all run files through this.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gutf8/stream.hpp"
+#include "gutf8/types.hpp"
+
+namespace gutf8 {
+
+struct file_config {
+  stream_config stream;  // operation, policy, histogram and the backend options (backend, threads,
+                         // memory limit); options::device is the GPU when `devices` is empty
+  // GPUs that take pieces (backend cuda, or auto when they pay); empty: options::device alone.
+  std::vector<int> devices;
+  std::size_t piece_bytes = 0;  // CPU piece size (rounded to 4 bytes); 0 = the tuned default
+};
+
+// Every GPU that is usable, numbered for file_config::devices (empty where none is).
+std::vector<int> all_devices();
+
+// Output bytes, in file order, on the thread that called process_file. What it throws ends the run
+// (every worker stops first) and comes out of process_file.
+using output_sink = std::function<void(std::span<const std::byte>)>;
+// Input bytes committed so far, called in order on the thread that called process_file.
+using progress_function = std::function<void(std::uint64_t done)>;
+
+// Where a file's work went (for --verbose, benchmarks and the tests of the scheduler).
+struct file_timings {
+  std::uint64_t cpu_bytes = 0;      // input bytes done by CPU workers
+  std::uint64_t gpu_bytes = 0;      // ... by GPU workers
+  double gpu_startup_seconds = 0;   // CUDA start-up of the slowest GPU, overlapped with CPU work
+  double seconds = 0;               // wall clock of the whole run
+  bool gpu_failed = false;          // a GPU failed mid-run and the CPU workers finished its pieces
+  stream_timings gpu;               // copies and kernels, summed over the GPUs
+};
+
+struct file_report {
+  text_stats stats;          // as gutf8::stream::stats() after the whole file (or the strict stop)
+  bool stopped = false;      // strict policy stopped at the first error unit
+  std::vector<code_point_count> top;  // stream_config::histogram: the most frequent, count descending
+  file_timings timings;
+};
+
+// Runs the regular file open as `fd` from byte `offset` to its end (size as fstat says at the
+// start; a file that shrinks while read is an io_failure). top_n: how many code points `top` holds.
+// Throws gutf8::error: io_failure (cannot read), no_device (backend::cuda and no usable GPU),
+// out_of_memory (backend::cuda and too little GPU memory even for small batches), and whatever
+// sink or progress throw. What precedes a failure has been passed to sink.
+file_report process_file(int fd, std::uint64_t offset, const file_config& config,
+                         const output_sink& sink = {}, const progress_function& progress = {},
+                         std::size_t top_n = 0);
+// The same on a path (opened read-only for the call).
+file_report process_file(const std::string& path, const file_config& config, const output_sink& sink = {},
+                         const progress_function& progress = {}, std::size_t top_n = 0);
+
+}  // namespace gutf8
