@@ -124,6 +124,7 @@ void gpu_lane::start() {
 
 run_result gpu_lane::process(const piece_run& run) {
   try {
+    if (config_.before_run) config_.before_run(run);
     auto [out, release] = outputs_ ? outputs_->acquire() : std::pair<std::uint8_t*, std::function<void()>>{};
     const std::uint64_t from = run.window_begin(*work_.plan);
     const auto length = static_cast<std::size_t>(run.window_end(*work_.plan) - from);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -78,6 +79,8 @@ struct gpu_lane_config {
   unsigned fill_threads = 4;       // pread threads that fill the page-locked input
   std::uint64_t device_memory_limit = 0;
   bool give_back = true;           // failures hand the run to the CPU workers (backend::auto_select)
+  // Tests: runs before each run on the lane's thread; what it throws stands for a GPU fault.
+  std::function<void(const piece_run&)> before_run;
 };
 
 class gpu_lane final : public file_worker {
