@@ -24,7 +24,7 @@ struct options {
   unsigned threads = 0;     // CPU backend: 0 = all hardware threads
   int device = 0;           // CUDA backend: device ordinal
   // Total input bytes when known (e.g. the file size), 0 when not. Only backend::auto_select
-  // reads it: see auto_gpu_threshold().
+  // reads it.
   std::uint64_t size_hint = 0;
   // CUDA backend only; 0 = no limit. Caps the device memory that the backend's buffers (per-slot
   // input, output, temporary and stats buffers) may take. A limit that the buffers for a piece
@@ -35,37 +35,10 @@ struct options {
   std::uint64_t device_memory_limit = 0;
 };
 
-// backend::auto_select uses the GPU (when one is usable) for an input of at least
-// auto_gpu_threshold(threads) bytes: size_hint when known, else the block at hand (the whole
-// input of a one-shot call, one chunk of a stream), where `threads` is the CPU backend's thread
-// count (options::threads, or all hardware threads when that is 0). Below it the CPU backend
-// finishes first: the GPU pays a fixed start-up (CUDA driver and context, page-locked buffers)
-// before it moves text faster than the CPU's threads. Equal end-to-end times give
-//   threshold = startup / (1 / cpu_rate(threads) - 1 / gpu_rate).
-// The figures are decode's (the costlier direction), measured file to file on the H100 host of
-// the GPU machine (16 Xeon vCPUs, 4 GiB of mixed text in the page cache, commit 2c9c681,
-// bench/results/e2e.md): start-up 0.32 s, then 11.1 GB/s on the GPU; the CPU backend's piece
-// pipeline grows with its threads, fitted as max_rate * t / (t + half_threads) to 2.83 / 9.75 /
-// 17.1 / 23.6 GB/s at 1 / 4 / 8 / 14 threads. That gives about 1.2 GB for 1 thread, 3.4 GB for
-// 2, 8.1 GB for 3, 28 GB for 4 and never from 5 threads on: there the CPU alone decodes faster
-// than the GPU path moves text through this host. Validate favours the CPU more (48-70 GB/s on
-// 14 threads against 7-8 GB/s on the GPU at 5ef5a64), text with many errors included (1% invalid
-// bytes: 52 GB/s on the CPU, 7.6 on the GPU).
-namespace auto_gpu_model {
-inline constexpr double startup_seconds = 0.32;         // gutf8 --backend=cuda on 6 bytes
-inline constexpr double gpu_bytes_per_second = 11.1e9;  // decode after the start-up
-inline constexpr double cpu_max_bytes_per_second = 55.8e9;
-inline constexpr double cpu_half_rate_threads = 18.7;
-}  // namespace auto_gpu_model
-
-constexpr std::uint64_t auto_gpu_threshold(unsigned threads) noexcept {
-  using namespace auto_gpu_model;
-  const double t = threads == 0 ? 1.0 : static_cast<double>(threads);
-  const double cpu_rate = cpu_max_bytes_per_second * t / (t + cpu_half_rate_threads);
-  const double gain_per_byte = 1.0 / cpu_rate - 1.0 / gpu_bytes_per_second;
-  if (gain_per_byte <= 0) return UINT64_MAX;  // the CPU alone is as fast: never worth it
-  return static_cast<std::uint64_t>(startup_seconds / gain_per_byte);
-}
+// backend::auto_select uses the GPU (when one is usable) where it is measured to pay: for a one-shot
+// call or a stream, an input (size_hint when known, else the block at hand) large enough to repay
+// CUDA's start-up against the CPU backend's threads; for a regular file (gutf8/file.hpp), beside the
+// CPU workers once the file is large enough. Small inputs never start CUDA.
 
 // True when this build has the CUDA backend and a usable GPU is present.
 bool cuda_available() noexcept;

@@ -88,7 +88,7 @@ class stream {
 
 // Host memory for chunks and outputs that the GPU can transfer without a staging copy:
 // page-locked when `opt` selects the GPU for an input of opt.size_hint bytes (backend::cuda, or
-// auto_select with size_hint >= auto_gpu_threshold(), and a usable GPU) and page-locking
+// auto_select with a size_hint for which the GPU pays, and a usable GPU) and page-locking
 // succeeds; ordinary memory otherwise. Uninitialised, move-only. Throws std::bad_alloc.
 class host_buffer {
  public:

@@ -2,13 +2,14 @@
 //   cpu:         the CPU processor.
 //   cuda:        the CUDA processor (src/cuda/cuda_block.cpp), started now: no GPU, a bad
 //                options::device or too little memory is a gutf8::error at once.
-//   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold(); otherwise a
+//   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold() (codec/auto_model.hpp); otherwise a
 //                lazy CUDA processor that sends a block to the GPU when the input is known to be
 //                large (size_hint) or the block itself is, and falls back to the CPU for good
 //                when CUDA cannot start. Small inputs never pay for the CUDA start-up.
 #include <algorithm>
 #include <thread>
 
+#include "codec/auto_model.hpp"
 #include "codec/block.hpp"
 #include "codec/cpu_block.hpp"
 #include "cuda/cuda_block.hpp"

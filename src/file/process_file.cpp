@@ -14,7 +14,6 @@
 #include "codec/cpu_block.hpp"
 #include "codec/session.hpp"
 #include "cuda/cuda_block.hpp"
-#include "file/auto_model.hpp"
 #include "file/process_file.hpp"
 #include "file/workers.hpp"
 #include "gutf8/error.hpp"
@@ -75,7 +74,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
                                                     : cpu_worker_count(config, pieces);
   // Whether a GPU is there is asked on the lanes' own threads: CUDA's start-up is theirs to pay.
   const bool gpus = b == backend::cuda || (GUTF8_HAVE_CUDA && b == backend::auto_select && pieces != 0 &&
-                                           tuning.model.gpus_pay(op, plan.total, cpu_count));
+                                           tuning.model.gpus_join(op, plan.total, cpu_count));
 
   std::vector<std::unique_ptr<file_worker>> workers;
   std::vector<cpu_worker*> cpus;
@@ -127,6 +126,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
     report.timings.gpu_bytes += l->bytes();
     report.timings.gpu_startup_seconds = std::max(report.timings.gpu_startup_seconds, l->startup_seconds());
     report.timings.gpu_failed |= l->failed();
+    report.timings.gpu.gpu_memory_fallback |= l->out_of_memory() && b == backend::auto_select;
     const stream_timings t = l->timings();
     report.timings.gpu.h2d_seconds += t.h2d_seconds;
     report.timings.gpu.kernel_seconds += t.kernel_seconds;

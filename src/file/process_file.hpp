@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "file/auto_model.hpp"
+#include "codec/auto_model.hpp"
 #include "file/scheduler.hpp"
 #include "file/workers.hpp"
 #include "gutf8/file.hpp"
@@ -20,7 +20,7 @@ struct file_run_tuning {
   std::uint64_t gpu_run_bytes = std::uint64_t{64} << 20;  // what a GPU lane takes at once
   unsigned lanes_per_gpu = 2;
   gpu_lane_config lane{};                            // fill threads; device and run size are set per run
-  auto_file_model model{};
+  auto_model model{};
   // Tests: the CPU workers' count instead of the backend's choice, and workers of their own
   // (e.g. CPU processors taking runs as a GPU lane does, failing on purpose).
   std::optional<unsigned> cpu_workers;

@@ -91,6 +91,12 @@ gpu_lane::gpu_lane(const file_work& work, const gpu_lane_config& config)
 
 void gpu_lane::fail(std::exception_ptr why) {
   failed_ = true;
+  try {
+    std::rethrow_exception(why);
+  } catch (const error& e) {
+    out_of_memory_ = e.code() == errc::out_of_memory;
+  } catch (...) {
+  }
   if (config_.give_back) throw run_given_back(std::move(why));
   std::rethrow_exception(why);
 }

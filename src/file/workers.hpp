@@ -93,6 +93,7 @@ class gpu_lane final : public file_worker {
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
   [[nodiscard]] double startup_seconds() const noexcept { return startup_seconds_; }
   [[nodiscard]] bool failed() const noexcept { return failed_; }
+  [[nodiscard]] bool out_of_memory() const noexcept { return out_of_memory_; }
   [[nodiscard]] stream_timings timings() const;
 
  private:
@@ -107,6 +108,7 @@ class gpu_lane final : public file_worker {
   std::uint64_t bytes_ = 0;
   double startup_seconds_ = 0;
   bool failed_ = false;
+  bool out_of_memory_ = false;  // it failed for lack of GPU (or page-locked) memory
 };
 
 }  // namespace gutf8::internal

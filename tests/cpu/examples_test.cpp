@@ -2,6 +2,8 @@
 // positions, policies and the API's error paths.
 #include <gtest/gtest.h>
 
+#include "codec/auto_model.hpp"
+
 #include <string>
 
 #include "generators.hpp"
@@ -190,22 +192,22 @@ TEST(Api, ByteOrderMarkIsKept) {
 
 }  // namespace
 
-// backend::auto_select's size threshold (codec.hpp): the GPU must repay its start-up against
+// backend::auto_select's size threshold for streams (src/codec/auto_model.hpp): the GPU must repay its start-up against
 // the CPU backend's threads, so the threshold grows with them and is what the measured model
 // says for the thread counts it was fitted to.
 TEST(AutoBackend, GpuThresholdFollowsTheMeasuredModel) {
-  EXPECT_LT(gutf8::auto_gpu_threshold(1), gutf8::auto_gpu_threshold(2));
-  EXPECT_LT(gutf8::auto_gpu_threshold(2), gutf8::auto_gpu_threshold(4));
-  EXPECT_EQ(gutf8::auto_gpu_threshold(0), gutf8::auto_gpu_threshold(1));
-  EXPECT_NEAR(static_cast<double>(gutf8::auto_gpu_threshold(1)), 1.22e9, 0.05e9);
-  EXPECT_NEAR(static_cast<double>(gutf8::auto_gpu_threshold(2)), 3.4e9, 0.1e9);
-  EXPECT_NEAR(static_cast<double>(gutf8::auto_gpu_threshold(4)), 27.6e9, 1e9);
+  EXPECT_LT(gutf8::internal::auto_gpu_threshold(1), gutf8::internal::auto_gpu_threshold(2));
+  EXPECT_LT(gutf8::internal::auto_gpu_threshold(2), gutf8::internal::auto_gpu_threshold(4));
+  EXPECT_EQ(gutf8::internal::auto_gpu_threshold(0), gutf8::internal::auto_gpu_threshold(1));
+  EXPECT_NEAR(static_cast<double>(gutf8::internal::auto_gpu_threshold(1)), 1.22e9, 0.05e9);
+  EXPECT_NEAR(static_cast<double>(gutf8::internal::auto_gpu_threshold(2)), 3.4e9, 0.1e9);
+  EXPECT_NEAR(static_cast<double>(gutf8::internal::auto_gpu_threshold(4)), 27.6e9, 1e9);
   // From 5 threads on the CPU backend decodes faster than the GPU path on that host.
-  EXPECT_LT(gutf8::auto_gpu_threshold(3), gutf8::auto_gpu_threshold(4));
-  for (const unsigned threads : {5u, 8u, 16u, 1000u}) EXPECT_EQ(gutf8::auto_gpu_threshold(threads), UINT64_MAX);
+  EXPECT_LT(gutf8::internal::auto_gpu_threshold(3), gutf8::internal::auto_gpu_threshold(4));
+  for (const unsigned threads : {5u, 8u, 16u, 1000u}) EXPECT_EQ(gutf8::internal::auto_gpu_threshold(threads), UINT64_MAX);
   // Below the threshold nothing is page-locked: CUDA is not even started for small inputs.
   gutf8::options small;
   small.threads = 1;
-  small.size_hint = gutf8::auto_gpu_threshold(1) - 1;
+  small.size_hint = gutf8::internal::auto_gpu_threshold(1) - 1;
   EXPECT_FALSE(gutf8::host_buffer(64, small).pinned());
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/auto_model.hpp"
 #include "codec/cpu_block.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gpu_harness.hpp"
@@ -290,7 +291,7 @@ TEST(CudaBackend, AutoSelectFollowsSizeHint) {
   const bytes text = random_text(g, 2u << 20, script::cjk);
   options big = with(backend::auto_select);
   big.threads = 2;  // the threshold depends on the CPU threads it is weighed against
-  big.size_hint = auto_gpu_threshold(2);
+  big.size_hint = internal::auto_gpu_threshold(2);
   options small = with(backend::auto_select);
   small.size_hint = 1000;
   options unknown = with(backend::auto_select);
@@ -394,7 +395,7 @@ TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
   const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
   options au = limited(backend::auto_select, tiny_limit);
   au.threads = 2;
-  au.size_hint = auto_gpu_threshold(2);
+  au.size_hint = internal::auto_gpu_threshold(2);
   const options cp = with(backend::cpu);
   EXPECT_EQ(validate(as_bytes(sv), au), validate(as_bytes(sv), cp));
   summary a, b;
@@ -414,7 +415,7 @@ TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
   // A limit that pieces fit under keeps auto_select on the GPU.
   options fits = limited(backend::auto_select, small_limit);
   fits.threads = 2;
-  fits.size_hint = auto_gpu_threshold(2);
+  fits.size_hint = internal::auto_gpu_threshold(2);
   const stream_out gpu = run_stream(operation::decode, error_policy::replace, text, chunks, fits);
   EXPECT_TRUE(gpu.out == run_stream(operation::decode, error_policy::replace, text, chunks, cp).out);
   EXPECT_GT(gpu.timings.gpu_bytes, 0u);
