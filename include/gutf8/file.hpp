@@ -25,6 +25,9 @@ struct file_config {
   // CPU workers need not wait for CUDA to count them.
   bool all_devices = false;
   std::size_t piece_bytes = 0;  // CPU piece size (rounded to 4 bytes); 0 = the tuned default
+  // CPU workers scan the page cache in place through mapped segments (a file that shrinks under the
+  // map is caught before its pages are read); false copies every piece out with pread instead.
+  bool map_file = true;
 };
 
 inline constexpr int max_file_devices = 16;

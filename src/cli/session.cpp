@@ -1,6 +1,7 @@
 #include "cli/session.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unistd.h>
 
 #include "cli/input.hpp"
@@ -89,6 +90,7 @@ input_result session::run_regular_file(input_file& in, const stream_config& conf
   fc.devices = options_.devices;
   fc.all_devices = options_.all_devices;
   fc.piece_bytes = std::min<std::size_t>(options_.chunk_size, std::size_t{2} << 20);
+  fc.map_file = std::getenv("GUTF8_NO_MAP") == nullptr;  // pread copies instead, to compare and to test them
   const std::uint64_t base = in.tell();
   std::uint64_t done = 0;
   bool pipe_closed = false;

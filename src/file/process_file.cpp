@@ -66,7 +66,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
   plan.piece_bytes = std::max<std::uint64_t>(piece / 4 * 4, 4);  // UTF-32 pieces cut at multiples of 4
   const std::uint64_t pieces = plan.count();
 
-  file_source source(fd, offset, plan, tuning.map_file);
+  file_source source(fd, offset, plan, config.map_file);
   file_work work{op, sc.policy, sc.histogram && op == operation::stats, &plan, &source};
   const backend b = sc.backend.backend;
   const unsigned cpu_count = tuning.cpu_workers ? *tuning.cpu_workers

@@ -16,7 +16,6 @@
 namespace gutf8::internal {
 
 struct file_run_tuning {
-  bool map_file = true;                              // CPU workers scan mapped segments in place
   std::uint64_t gpu_run_bytes = std::uint64_t{64} << 20;  // what a GPU lane takes at once
   unsigned lanes_per_gpu = 2;
   gpu_lane_config lane{};                            // fill threads; device and run size are set per run
