@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Runs ON the GPU host from the repo root with the bundle of stage.sh in .device/: the file
+# pipeline's checks and measurements in one call (logs under OUT_DIR, a summary printed last).
+#   scripts/gpu/pipeline.sh OUT_DIR [tests] [limits] [e2e] [tmpfs]   (default: all four; the e2e part
+#   alone takes about 7 minutes: give it a call of its own where calls are limited to 10)
+#   tests   the GPU test suite and the CLI suite on --backend=cuda
+#   limits  bench_host_limits on a 4 GiB text file (page-locking the mapped page cache included)
+#   e2e     bench_e2e.sh: 16 GiB English (ascii) and Chinese (cjk) text, validate and decode, on
+#           --backend=cpu / cuda / auto, and a size sweep from 1 KiB of auto against cpu
+#   tmpfs   the CPU backend on the same 4 GiB file in the page cache and in /dev/shm
+# GUTF8_E2E_SIZE (default 16G) and GUTF8_E2E_REPS (default 3) scale the e2e part.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: pipeline.sh OUT_DIR [tests] [limits] [e2e] [tmpfs]}
+shift
+parts=("$@")
+((${#parts[@]})) || parts=(tests limits e2e tmpfs)
+mkdir -p "$out"
+bin=.device/gutf8
+work=/tmp/gutf8-e2e
+size=${GUTF8_E2E_SIZE:-16G}
+summary=()
+wants() { [[ " ${parts[*]} " == *" $1 "* ]]; }
+step() {  # step NAME SECONDS -- COMMAND...: runs it under a time limit, notes its status
+  local name=$1 limit=$2 start=$SECONDS
+  shift 3
+  timeout "$limit" "$@"
+  summary+=("$name: rc=$? in $((SECONDS - start)) s")
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1
+echo "commit: $(tr '\n' ' ' < .device/COMMIT)" >> "$out/device.txt"
+
+if wants tests; then
+  step gpu_tests 240 -- sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
+  step cli_cuda 240 -- sh -c "GUTF8_BIN=$PWD/$bin GUTF8_TEST_BACKEND=cuda .device/tests/gutf8_cli_tests --gtest_brief=1 > '$out/cli_cuda.log' 2>&1"
+fi
+if wants e2e; then
+  step e2e 420 -- bash scripts/bench_e2e.sh --size "$size" --reps "${GUTF8_E2E_REPS:-3}" --no-baselines \
+    --kinds "ascii cjk" --ops "validate decode" --backends "cpu cuda auto" --budget 360 \
+    --sweep "1K 64K 1M 16M 256M 1G 4G" --work "$work" --out "$out/e2e" > "$out/e2e.console" 2>&1
+fi
+text=$(ls "$work"/ascii-*.txt 2>/dev/null | head -1)
+if [[ -z $text ]]; then
+  mkdir -p "$work"
+  python3 corpus/make_corpus.py tile --size 64M --kind ascii "$work/base-ascii.txt" > /dev/null
+  text=$work/ascii-4G.txt
+  for _ in $(seq 64); do cat "$work/base-ascii.txt"; done > "$text"
+fi
+head -c $((4 << 30)) "$text" > "$work/four.txt"
+if wants limits; then
+  step host_limits 120 -- sh -c ".device/bench/bench_host_limits --reps 3 --file '$work/four.txt' > '$out/host_limits.md' 2>&1"
+fi
+if wants tmpfs; then
+  {
+    cp "$work/four.txt" /dev/shm/four.txt
+    for where in "$work/four.txt" /dev/shm/four.txt; do
+      for env in "" "GUTF8_NO_MAP=1"; do
+        for r in 1 2 3; do
+          t0=$(date +%s.%N)
+          env $env "$bin" validate --backend=cpu --verbose "$where" 2>&1 | tail -1
+          echo "$where ${env:-map} run $r: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}') s"
+        done
+      done
+    done
+    rm -f /dev/shm/four.txt
+  } > "$out/tmpfs.log" 2>&1
+  summary+=("tmpfs: done")
+fi
+rm -f "$work/four.txt"
+
+for log in gpu_tests cli_cuda; do
+  [[ -f $out/$log.log ]] && { echo "=== $log"; tail -n 6 "$out/$log.log"; }
+done
+[[ -f $out/e2e/e2e.csv ]] && { echo "=== e2e"; cut -d, -f1,3-8 "$out/e2e/e2e.csv" | column -t -s,; }
+[[ -f $out/host_limits.md ]] && { echo "=== host limits"; grep -E "Register|registered|pread page cache, (4|8|12)" "$out/host_limits.md"; }
+[[ -f $out/tmpfs.log ]] && { echo "=== tmpfs"; grep " run " "$out/tmpfs.log"; }
+cat "$out/device.txt"
+printf '%s\n' "${summary[@]}"
