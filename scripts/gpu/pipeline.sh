@@ -8,6 +8,9 @@
 #   e2e     bench_e2e.sh: 16 GiB English (ascii) and Chinese (cjk) text, validate and decode, on
 #           --backend=cpu / cuda / auto, and a size sweep from 1 KiB of auto against cpu
 #   tmpfs   the CPU backend on the same 4 GiB file in the page cache and in /dev/shm
+#   settings  bench_file_pipeline on 16 GiB ascii and cjk files: the GPU feeds (pread copies or the
+#           page cache page-locked in place), lanes a GPU, the CPU's map or pread, auto; inside one
+#           process, so after the first run the rates are the streaming rates after CUDA's start-up
 # GUTF8_E2E_SIZE (default 16G) and GUTF8_E2E_REPS (default 3) scale the e2e part.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +18,16 @@ out=${1:?usage: pipeline.sh OUT_DIR [tests] [limits] [e2e] [tmpfs]}
 shift
 parts=("$@")
 ((${#parts[@]})) || parts=(tests limits e2e tmpfs)
+text_file() {  # text_file KIND SIZE: the bench_e2e.sh input, built the same way when missing
+  local f=$work/$1-$2.txt
+  if [[ ! -f $f ]]; then
+    mkdir -p "$work"
+    python3 corpus/make_corpus.py tile --size 64M --kind "$1" "$work/base-$1.txt" > /dev/null
+    python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); n = int(sys.argv[3]); f = open(sys.argv[2], 'wb')
+while n > 0: f.write(d[:n]); n -= len(d[:n])" "$work/base-$1.txt" "$f" "$2"
+  fi
+  echo "$f"
+}
 mkdir -p "$out"
 bin=.device/gutf8
 work=/tmp/gutf8-e2e
@@ -30,6 +43,27 @@ step() {  # step NAME SECONDS -- COMMAND...: runs it under a time limit, notes i
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1
 echo "commit: $(tr '\n' ' ' < .device/COMMIT)" >> "$out/device.txt"
 
+if wants settings; then
+  fp=.device/bench/bench_file_pipeline
+  {
+    echo "op,backend,settings,first_s,median_s,gb_per_s,gpu_share,gpu_startup_s"
+    for kind in ascii cjk; do
+      f=$(text_file $kind 17179869184)
+      cat "$f" > /dev/null
+      echo "# $kind $(stat -c %s "$f") bytes"
+      for op in validate decode; do
+        for read in map pread; do $fp --file "$f" --op $op --backend cpu --read $read --reps 3; done
+        $fp --file "$f" --op $op --backend cuda --feed copy --lanes 2 --reps 3
+        $fp --file "$f" --op $op --backend cuda --feed copy --lanes 3 --fill-threads 6 --reps 3
+        $fp --file "$f" --op $op --backend cuda --feed register --lanes 2 --reps 3
+        $fp --file "$f" --op $op --backend cuda --feed register --lanes 4 --reps 3
+        $fp --file "$f" --op $op --backend auto --feed copy --lanes 2 --reps 3
+        $fp --file "$f" --op $op --backend auto --feed register --lanes 4 --reps 3
+      done
+    done
+  } > "$out/settings.csv" 2> "$out/settings.err"
+  summary+=("settings: done")
+fi
 if wants tests; then
   step gpu_tests 240 -- sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
   step cli_cuda 240 -- sh -c "GUTF8_BIN=$PWD/$bin GUTF8_TEST_BACKEND=cuda .device/tests/gutf8_cli_tests --gtest_brief=1 > '$out/cli_cuda.log' 2>&1"
@@ -74,5 +108,6 @@ done
 [[ -f $out/e2e/e2e.csv ]] && { echo "=== e2e"; cut -d, -f1,3-8 "$out/e2e/e2e.csv" | column -t -s,; }
 [[ -f $out/host_limits.md ]] && { echo "=== host limits"; grep -E "Register|registered|pread page cache, (4|8|12)" "$out/host_limits.md"; }
 [[ -f $out/tmpfs.log ]] && { echo "=== tmpfs"; grep " run " "$out/tmpfs.log"; }
+[[ -f $out/settings.csv ]] && { echo "=== settings"; cat "$out/settings.csv"; tail -5 "$out/settings.err"; }
 cat "$out/device.txt"
 printf '%s\n' "${summary[@]}"

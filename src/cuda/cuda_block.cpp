@@ -527,4 +527,14 @@ void free_pinned(void* p) noexcept {
   if (p != nullptr) cudaFreeHost(p);
 }
 
+bool register_host(const void* p, std::size_t bytes) noexcept {
+  if (cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterReadOnly | cudaHostRegisterPortable) ==
+      cudaSuccess)
+    return true;
+  cudaGetLastError();
+  return false;
+}
+
+void unregister_host(const void* p) noexcept { cudaHostUnregister(const_cast<void*>(p)); }
+
 }  // namespace gutf8::internal

@@ -55,4 +55,9 @@ bool gpu_selected(const options& opt);
 void* allocate_pinned(std::size_t bytes) noexcept;
 void free_pinned(void* p) noexcept;
 
+// Page-locks memory in place for the GPU to read (cudaHostRegister, read-only: a mapped file's
+// page cache); false when it cannot be. unregister_host undoes it.
+bool register_host(const void* p, std::size_t bytes) noexcept;
+void unregister_host(const void* p) noexcept;
+
 }  // namespace gutf8::internal

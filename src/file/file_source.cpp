@@ -72,6 +72,12 @@ void file_source::read(std::span<std::uint8_t> buffer, std::uint64_t at, unsigne
              });
 }
 
+std::optional<mapped_range> file_source::map_range(std::uint64_t at, std::size_t length) const {
+  std::optional<mapped_range> map = mapped_range::map(fd_, base_ + at, length);
+  if (map && !map->populate(0, length)) shrank();
+  return map;
+}
+
 std::uint64_t file_source::segment_begin(std::uint64_t seg) const noexcept {
   const std::uint64_t nominal = seg * pieces_per_segment_ * plan_.piece_bytes;
   return nominal < margin ? 0 : nominal - margin;

@@ -26,6 +26,10 @@ class file_source {
   // gutf8::error(io_failure) when the file cannot be read or ends early (it shrank).
   void read(std::span<std::uint8_t> buffer, std::uint64_t at, unsigned threads = 1) const;
 
+  // The input's bytes [at, at + length) mapped on their own and their pages populated; none where
+  // they cannot be mapped. Throws gutf8::error(io_failure) when they lie past the file's end.
+  [[nodiscard]] std::optional<mapped_range> map_range(std::uint64_t at, std::size_t length) const;
+
   // Piece k's window, [plan.window_begin(k), plan.window_end(k)): mapped, or copied into scratch.
   const std::uint8_t* window(std::uint64_t k, std::vector<std::uint8_t>& scratch);
   // The run is committed: its segments are unmapped once no later piece reads them.

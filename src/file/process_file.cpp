@@ -85,7 +85,10 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
     gpu_lane_config lane = tuning.lane;
     lane.device_memory_limit = sc.backend.device_memory_limit;
     lane.give_back = b == backend::auto_select;
-    lane.run_pieces = std::max<std::uint64_t>(1, tuning.gpu_run_bytes / plan.piece_bytes);
+    const std::uint64_t run_bytes = tuning.gpu_run_bytes != 0        ? tuning.gpu_run_bytes
+                                    : output_width(op) == 0 ? std::uint64_t{64} << 20
+                                                            : std::uint64_t{16} << 20;
+    lane.run_pieces = std::max<std::uint64_t>(1, run_bytes / plan.piece_bytes);
     lane.nth_usable = config.all_devices;
     for (const int device : devices_of(config))
       for (unsigned l = 0; l < tuning.lanes_per_gpu; ++l) {

@@ -16,7 +16,9 @@
 namespace gutf8::internal {
 
 struct file_run_tuning {
-  std::uint64_t gpu_run_bytes = std::uint64_t{64} << 20;  // what a GPU lane takes at once
+  // What a GPU lane takes at once; 0: 64 MiB for validate and stats, 16 MiB for the operations that
+  // write output (each lane holds two outputs of up to 4 bytes an input byte, page-locked).
+  std::uint64_t gpu_run_bytes = 0;
   unsigned lanes_per_gpu = 2;
   gpu_lane_config lane{};                            // fill threads; device and run size are set per run
   auto_model model{};

@@ -132,10 +132,9 @@ run_result gpu_lane::process(const piece_run& run) {
   try {
     if (config_.before_run) config_.before_run(run);
     auto [out, release] = outputs_ ? outputs_->acquire() : std::pair<std::uint8_t*, std::function<void()>>{};
-    const std::uint64_t from = run.window_begin(*work_.plan);
-    const auto length = static_cast<std::size_t>(run.window_end(*work_.plan) - from);
-    work_.source->read(std::span(input_.get(), length), from, config_.fill_threads);
-    piece_outcome o = process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, input_.get(), out,
+    std::optional<locked_window> held;
+    const std::uint8_t* window = fill(run, held);
+    piece_outcome o = process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, window, out,
                                      histogram_.empty() ? nullptr : histogram_.data());
     bytes_ += o.result.consumed;
     return finish_run(run, std::move(o), out, std::move(release));
@@ -146,6 +145,26 @@ run_result gpu_lane::process(const piece_run& run) {
   } catch (...) {
     fail(std::current_exception());
   }
+}
+
+gpu_lane::locked_window::~locked_window() {
+  if (locked_) unregister_host(map_.at(0));
+}
+
+bool gpu_lane::locked_window::lock(std::size_t length) { return locked_ = register_host(map_.at(0), length); }
+
+const std::uint8_t* gpu_lane::fill(const piece_run& run, std::optional<locked_window>& held) {
+  const std::uint64_t from = run.window_begin(*work_.plan);
+  const auto length = static_cast<std::size_t>(run.window_end(*work_.plan) - from);
+  if (config_.feed == gpu_feed::register_) {
+    if (std::optional<mapped_range> map = work_.source->map_range(from, length)) {
+      held.emplace(std::move(*map));
+      if (held->lock(length)) return held->data();
+      held.reset();  // the system will not lock these pages: copy them instead
+    }
+  }
+  work_.source->read(std::span(input_.get(), length), from, config_.fill_threads);
+  return input_.get();
 }
 
 stream_timings gpu_lane::timings() const { return processor_ ? timings_of(*processor_) : stream_timings{}; }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "codec/block.hpp"
@@ -72,8 +73,15 @@ class cpu_worker final : public file_worker {
   std::uint64_t bytes_ = 0;
 };
 
+// How a GPU lane gets a run's bytes to the GPU.
+enum class gpu_feed : std::uint8_t {
+  copy,      // pread on fill_threads threads into a page-locked buffer, then DMA from it
+  register_,  // map the run's window and page-lock the page cache in place: DMA reads it, no CPU copy
+};
+
 struct gpu_lane_config {
   int device = 0;
+  gpu_feed feed = gpu_feed::copy;
   bool nth_usable = false;         // device is the index among all_devices(): absent, the lane stays out
   std::uint64_t run_pieces = 32;
   unsigned fill_threads = 4;       // pread threads that fill the page-locked input
@@ -97,7 +105,25 @@ class gpu_lane final : public file_worker {
   [[nodiscard]] stream_timings timings() const;
 
  private:
+  // A run's window of the page cache, mapped and page-locked in place while it lives.
+  class locked_window {
+   public:
+    explicit locked_window(mapped_range&& map) : map_(std::move(map)) {}
+    locked_window(const locked_window&) = delete;
+    locked_window& operator=(const locked_window&) = delete;
+    ~locked_window();
+    [[nodiscard]] bool lock(std::size_t length);
+    [[nodiscard]] const std::uint8_t* data() const noexcept { return map_.at(0); }
+
+   private:
+    mapped_range map_;
+    bool locked_ = false;
+  };
+
   [[noreturn]] void fail(std::exception_ptr why);
+  // The run's window in page-locked memory: copied into input_, or the page cache locked in place
+  // (held by `held` until the run is done).
+  const std::uint8_t* fill(const piece_run& run, std::optional<locked_window>& held);
 
   file_work work_;
   gpu_lane_config config_;

@@ -14,5 +14,7 @@ stream_timings timings_of(const block_processor&) { return {}; }
 
 void* allocate_pinned(std::size_t) noexcept { return nullptr; }
 void free_pinned(void*) noexcept {}
+bool register_host(const void*, std::size_t) noexcept { return false; }
+void unregister_host(const void*) noexcept {}
 
 }  // namespace gutf8::internal

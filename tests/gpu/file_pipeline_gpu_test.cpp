@@ -149,6 +149,20 @@ TEST(FilePipelineGpu, SeveralDevicesAndAll) {
   EXPECT_EQ(r.timings.gpu_bytes, r.stats.input.bytes);
 }
 
+// The page cache page-locked in place instead of copied, and four lanes a GPU.
+TEST(FilePipelineGpu, RegisteredFeedAndMoreLanes) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(85);
+  for (const auto& [op, p] : cases) {
+    const temp_file f(input_for(g, op, 0.0002));
+    const result want = run(f, op, p, backend::cpu, cpu_only());
+    file_run_tuning t = small_runs();
+    t.lane.feed = internal::gpu_feed::register_;
+    t.lanes_per_gpu = 4;
+    expect_same(run(f, op, p, backend::cuda, t), want, "registered feed, 4 lanes, op " + std::to_string(int(op)));
+  }
+}
+
 // A GPU that fails mid-file: under auto the CPU workers finish its runs; under cuda the run fails
 // with the GPU's error and what was written before it is the output's beginning.
 TEST(FilePipelineGpu, FaultMidFile) {
@@ -159,6 +173,10 @@ TEST(FilePipelineGpu, FaultMidFile) {
   for (const int after : {0, 2}) {
     file_run_tuning t = small_runs();
     t.cpu_workers = 2;
+    // Slow CPU pieces: the GPU lanes start CUDA and take runs before the CPU is through the file.
+    t.hooks.before_publish = [](const internal::file_worker&, const piece_run& r) {
+      if (r.count == 1) std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    };
     t.lane.before_run = [after, runs = std::make_shared<std::atomic<int>>(0)](const piece_run&) {
       if ((*runs)++ >= after) throw error(errc::device_failure, "planted GPU fault");
     };
@@ -166,6 +184,7 @@ TEST(FilePipelineGpu, FaultMidFile) {
     expect_same(r, want, "auto, fault after " + std::to_string(after));
     EXPECT_TRUE(r.report.timings.gpu_failed);
     t.cpu_workers.reset();
+    t.hooks = {};
     try {
       run(f, operation::decode, error_policy::replace, backend::cuda, t);
       ADD_FAILURE() << "cuda: the planted fault did not end the run";
