@@ -3,7 +3,8 @@
 // lane settings decide. Output is discarded (counted). One line per setting:
 //
 //   bench_file_pipeline --file F [--op validate|decode|sanitize|encode|stats] [--backend cpu|cuda|auto]
-//       [--threads N] [--lanes N] [--feed copy|register] [--fill-threads N] [--run-bytes MiB]
+//   (auto: the CPU workers and the GPU lanes together, whatever backend::auto's model would choose)
+//       [--threads N] [--lanes N] [--feed copy|copy-mapped|register] [--fill-threads N] [--run-bytes MiB]
 //       [--read map|pread] [--reps N]
 //
 // Prints: op, backend, settings, first run s, median of the later runs s, GB/s of input, the GPUs'
@@ -44,7 +45,7 @@ backend backend_named(const std::string& s) {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> arg{{"op", "validate"}, {"backend", "auto"}, {"reps", "5"},
-                                         {"feed", "copy"},   {"read", "pread"},   {"lanes", "2"}};
+                                         {"feed", "copy"},   {"read", "map"},     {"lanes", "3"}};
   for (int i = 1; i + 1 < argc; i += 2) arg[std::string(argv[i]).substr(2)] = argv[i + 1];
   if (!arg.contains("file")) {
     std::fprintf(stderr, "usage: bench_file_pipeline --file F [--op ...] [--backend ...] (see the source)\n");
@@ -63,8 +64,11 @@ int main(int argc, char** argv) {
   config.map_file = arg["read"] == "map";
   internal::file_run_tuning tuning;
   tuning.lanes_per_gpu = static_cast<unsigned>(std::stoul(arg["lanes"]));
-  tuning.lane.feed = arg["feed"] == "register" ? internal::gpu_feed::register_ : internal::gpu_feed::copy;
+  tuning.lane.feed = arg["feed"] == "register"      ? internal::gpu_feed::register_
+                     : arg["feed"] == "copy-mapped" ? internal::gpu_feed::copy_mapped
+                                                    : internal::gpu_feed::copy;
   if (arg.contains("fill-threads")) tuning.lane.fill_threads = static_cast<unsigned>(std::stoul(arg["fill-threads"]));
+  tuning.force_gpus = arg["backend"] == "auto";  // auto here means CPU workers and GPU lanes together
   if (arg.contains("run-bytes")) tuning.gpu_run_bytes = std::stoull(arg["run-bytes"]) << 20;
 
   std::uint64_t discarded = 0;
@@ -92,7 +96,7 @@ int main(int argc, char** argv) {
   const double gpu_share = done == 0 ? 0 : static_cast<double>(last.timings.gpu_bytes) / done;
   std::printf("%s,%s,threads=%s lanes=%s feed=%s fill=%s run=%sMiB read=%s,%.4f,%.4f,%.2f,%.2f,%.3f\n",
               arg["op"].c_str(), arg["backend"].c_str(), arg.contains("threads") ? arg["threads"].c_str() : "auto",
-              arg["lanes"].c_str(), arg["feed"].c_str(), arg.contains("fill-threads") ? arg["fill-threads"].c_str() : "4",
+              arg["lanes"].c_str(), arg["feed"].c_str(), arg.contains("fill-threads") ? arg["fill-threads"].c_str() : "6",
               arg.contains("run-bytes") ? arg["run-bytes"].c_str() : "default", arg["read"].c_str(),
               first.timings.seconds, median, bytes / median / 1e9, gpu_share, first.timings.gpu_startup_seconds);
   ::close(fd);

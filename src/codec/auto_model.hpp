@@ -8,9 +8,14 @@
 //     the GPU; the CPU backend's threads as max_rate * t / (t + half_threads) to 2.83 / 9.75 / 17.1 /
 //     23.6 GB/s at 1 / 4 / 8 / 14 threads. About 1.2 GB for 1 thread, 3.4 GB for 2, 28 GB for 4 and
 //     never from 5 threads on.
-//   * A regular file (the GPUs beside the CPU workers, file/process_file.cpp): the CPU workers start
-//     at once and the GPUs start CUDA on their own threads, so they are asked to join only when the
-//     CPU alone would need several start-ups' time, by the per-worker rates of each operation.
+//   * A regular file (file/process_file.cpp): the CPU workers start at once and GPUs start CUDA on
+//     their own threads, so GPUs are asked to join only where the measured streaming rate of the GPU
+//     lanes beats the CPU workers' and the CPU alone would need several start-ups' time. Measured in
+//     one process at 9f49253 (bench_file_pipeline, 16 GiB of English and Chinese text in the page
+//     cache, 14 workers, bench/results/e2e.md): CPU validate 68.3 / 55.0 GB/s, decode 23.0 / 36.6;
+//     GPU lanes (pread copies, 3 lanes of 6 fill threads) validate 26.9 / 29.3, decode 10.5 / 14.3.
+//     So on that host the 14 CPU workers beat the GPU path on every file, and GPUs join only beside
+//     fewer workers (--threads) or on hosts whose CPU is slower.
 #pragma once
 
 #include <algorithm>
@@ -36,24 +41,30 @@ struct auto_model {
     return static_cast<std::uint64_t>(startup_seconds / gain_per_byte);
   }
 
-  // Files: one piece worker's rate by operation (bytes of input a second, 14 workers / 14).
+  // Files: one piece worker's input rate by operation, the best of the two texts (14 workers / 14;
+  // sanitize and encode from the e2e runs at 5ef5a64).
   [[nodiscard]] static constexpr double worker_rate(operation op) noexcept {
     switch (op) {
-      case operation::validate: return 3.8e9;
-      case operation::stats: return 1.6e9;
-      case operation::sanitize: return 3.0e9;
-      case operation::encode: return 2.0e9;
+      case operation::validate: return 4.9e9;
+      case operation::stats: return 2.6e9;
+      case operation::sanitize: return 3.2e9;
+      case operation::encode: return 3.4e9;
       case operation::decode: break;
     }
-    return 1.5e9;
+    return 2.6e9;
   }
-  [[nodiscard]] constexpr double cpu_seconds(operation op, std::uint64_t bytes, unsigned workers) const noexcept {
-    const double rate = std::min(worker_rate(op) * std::max(workers, 1u), cpu_max_bytes_per_second);
-    return static_cast<double>(bytes) / rate;
+  // Files: the GPU lanes' input rate after the start-up, the worse of the two texts.
+  [[nodiscard]] static constexpr double gpu_file_rate(operation op) noexcept {
+    return op == operation::validate ? 26.9e9 : 10.5e9;
+  }
+  double cpu_memory_bytes_per_second = 68.3e9;  // where the CPU workers stop scaling (validate, 14)
+  [[nodiscard]] constexpr double cpu_file_rate(operation op, unsigned workers) const noexcept {
+    return std::min(worker_rate(op) * std::max(workers, 1u), cpu_memory_bytes_per_second);
   }
   // Whether GPUs should join `workers` CPU workers on a file of `bytes`.
   [[nodiscard]] constexpr bool gpus_join(operation op, std::uint64_t bytes, unsigned workers) const noexcept {
-    return cpu_seconds(op, bytes, workers) > worth_startups * startup_seconds;
+    const double cpu_rate = cpu_file_rate(op, workers);
+    return gpu_file_rate(op) > cpu_rate && static_cast<double>(bytes) / cpu_rate > worth_startups * startup_seconds;
   }
 };
 

@@ -74,7 +74,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
                                                     : cpu_worker_count(config, pieces);
   // Whether a GPU is there is asked on the lanes' own threads: CUDA's start-up is theirs to pay.
   const bool gpus = b == backend::cuda || (GUTF8_HAVE_CUDA && b == backend::auto_select && pieces != 0 &&
-                                           tuning.model.gpus_join(op, plan.total, cpu_count));
+                                           (tuning.force_gpus || tuning.model.gpus_join(op, plan.total, cpu_count)));
 
   std::vector<std::unique_ptr<file_worker>> workers;
   std::vector<cpu_worker*> cpus;

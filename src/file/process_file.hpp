@@ -19,9 +19,10 @@ struct file_run_tuning {
   // What a GPU lane takes at once; 0: 64 MiB for validate and stats, 16 MiB for the operations that
   // write output (each lane holds two outputs of up to 4 bytes an input byte, page-locked).
   std::uint64_t gpu_run_bytes = 0;
-  unsigned lanes_per_gpu = 2;
+  unsigned lanes_per_gpu = 3;
   gpu_lane_config lane{};                            // fill threads; device and run size are set per run
   auto_model model{};
+  bool force_gpus = false;  // tests and benchmarks: under auto the GPUs join whatever the model says
   // Tests: the CPU workers' count instead of the backend's choice, and workers of their own
   // (e.g. CPU processors taking runs as a GPU lane does, failing on purpose).
   std::optional<unsigned> cpu_workers;

@@ -1,6 +1,9 @@
 #include "file/workers.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstring>
+#include <thread>
 #include <utility>
 
 #include "codec/cpu_block.hpp"
@@ -21,6 +24,22 @@ std::size_t output_room(operation op, std::uint64_t window) {
 
 std::vector<std::uint64_t> histogram_for(const file_work& work) {
   return work.histogram ? std::vector<std::uint64_t>(code_space, 0) : std::vector<std::uint64_t>{};
+}
+
+// memcpy of src into dst by slices on `threads` threads.
+void copy_on_threads(const std::uint8_t* src, std::span<std::uint8_t> dst, unsigned threads) {
+  constexpr std::size_t slice = std::size_t{2} << 20;
+  const std::size_t slices = (dst.size() + slice - 1) / slice;
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < slices;) {
+      const std::size_t at = i * slice;
+      std::memcpy(dst.data() + at, src + at, std::min(slice, dst.size() - at));
+    }
+  };
+  std::vector<std::jthread> helpers;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, slices); ++t) helpers.emplace_back(work);
+  work();
 }
 
 run_result finish_run(const piece_run& run, piece_outcome&& outcome, std::uint8_t* out,
@@ -163,7 +182,14 @@ const std::uint8_t* gpu_lane::fill(const piece_run& run, std::optional<locked_wi
       held.reset();  // the system will not lock these pages: copy them instead
     }
   }
-  work_.source->read(std::span(input_.get(), length), from, config_.fill_threads);
+  const std::span<std::uint8_t> buffer(input_.get(), length);
+  if (config_.feed == gpu_feed::copy_mapped) {
+    if (const std::optional<mapped_range> map = work_.source->map_range(from, length)) {
+      copy_on_threads(map->at(0), buffer, config_.fill_threads);
+      return input_.get();
+    }
+  }
+  work_.source->read(buffer, from, config_.fill_threads);
   return input_.get();
 }
 

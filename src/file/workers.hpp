@@ -75,8 +75,9 @@ class cpu_worker final : public file_worker {
 
 // How a GPU lane gets a run's bytes to the GPU.
 enum class gpu_feed : std::uint8_t {
-  copy,      // pread on fill_threads threads into a page-locked buffer, then DMA from it
-  register_,  // map the run's window and page-lock the page cache in place: DMA reads it, no CPU copy
+  copy,         // pread on fill_threads threads into a page-locked buffer, then DMA from it
+  copy_mapped,  // the run's window mapped, then memcpy on fill_threads threads into that buffer
+  register_,    // the run's window mapped and its page cache page-locked in place: DMA, no CPU copy
 };
 
 struct gpu_lane_config {
@@ -84,7 +85,7 @@ struct gpu_lane_config {
   gpu_feed feed = gpu_feed::copy;
   bool nth_usable = false;         // device is the index among all_devices(): absent, the lane stays out
   std::uint64_t run_pieces = 32;
-  unsigned fill_threads = 4;       // pread threads that fill the page-locked input
+  unsigned fill_threads = 6;       // threads that fill the page-locked input
   std::uint64_t device_memory_limit = 0;
   bool give_back = true;           // failures hand the run to the CPU workers (backend::auto_select)
   // Tests: runs before each run on the lane's thread; what it throws stands for a GPU fault.

@@ -69,7 +69,7 @@ result run(const temp_file& f, operation op, error_policy p, backend b, file_run
 file_run_tuning small_runs() {
   file_run_tuning t;
   t.gpu_run_bytes = std::uint64_t{4} << 20;  // 16 pieces a run: many runs per file
-  t.model.worth_startups = 0;                // auto: the GPUs always join
+  t.force_gpus = true;                       // auto: the GPUs always join
   return t;
 }
 
@@ -149,7 +149,7 @@ TEST(FilePipelineGpu, SeveralDevicesAndAll) {
   EXPECT_EQ(r.timings.gpu_bytes, r.stats.input.bytes);
 }
 
-// The page cache page-locked in place instead of copied, and four lanes a GPU.
+// The page cache page-locked in place or copied from a map instead of pread, and 1 or 4 lanes a GPU.
 TEST(FilePipelineGpu, RegisteredFeedAndMoreLanes) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(85);
@@ -160,6 +160,9 @@ TEST(FilePipelineGpu, RegisteredFeedAndMoreLanes) {
     t.lane.feed = internal::gpu_feed::register_;
     t.lanes_per_gpu = 4;
     expect_same(run(f, op, p, backend::cuda, t), want, "registered feed, 4 lanes, op " + std::to_string(int(op)));
+    t.lane.feed = internal::gpu_feed::copy_mapped;
+    t.lanes_per_gpu = 1;
+    expect_same(run(f, op, p, backend::cuda, t), want, "mapped copies, 1 lane, op " + std::to_string(int(op)));
   }
 }
 
