@@ -1,5 +1,7 @@
 #include "cli/commands.hpp"
 
+#include <unistd.h>
+
 #include "cli/json.hpp"
 
 namespace gutf8::cli {
@@ -11,7 +13,8 @@ std::string validate_json(const std::string& name, const summary& in) {
                      ",\"errors\":" + std::to_string(in.errors) + ",\"first_error\":";
   if (const auto& e = in.first_error) {
     line += "{\"offset\":" + std::to_string(e->offset) + ",\"line\":" + std::to_string(e->line) +
-            ",\"column\":" + std::to_string(e->column) + '}';
+            ",\"column\":" + std::to_string(e->column) +
+            ",\"reason\":" + json_string(describe(e->kind)) + '}';
   } else {
     line += "null";
   }
@@ -20,20 +23,33 @@ std::string validate_json(const std::string& name, const summary& in) {
 
 }  // namespace
 
+void record_unreadable_as_json(session& s) {
+  s.on_unreadable([&s](const std::string& name, const std::string& reason) {
+    s.out().write("{\"file\":" + json_string(name) + ",\"error\":" + json_string(reason) + "}\n");
+  });
+}
+
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  return std::to_string(n) + ' ' + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 std::string describe_invalid(operation op, const summary& input) {
   const bool utf32 = op == operation::encode;
   std::string text = utf32 ? "invalid UTF-32" : "invalid UTF-8";
   const auto& e = input.first_error;
   if (!e) return text;  // the library counted an error without locating it: say what we can
-  text += " at byte " + std::to_string(e->offset);
-  if (!utf32)
-    text += " (line " + std::to_string(e->line) + ", column " + std::to_string(e->column) + ')';
+  // Line and column count bytes in UTF-8 and code points (4-byte units) in UTF-32.
+  text += " at byte " + std::to_string(e->offset) + " (line " + std::to_string(e->line) +
+          ", column " + std::to_string(e->column) + ')';
   return text + ": " + std::string(describe(e->kind));
 }
 
 void run_transcode(session& s) {
   const cli_options& opt = s.options();
   const operation op = opt.command == command::encode ? operation::encode : operation::decode;
+  if (op == operation::decode && !opt.output && !opt.force && ::isatty(STDOUT_FILENO) == 1)
+    throw usage_error("refusing to write binary UTF-32LE to a terminal; use -o OUT, -o - or "
+                      "-f/--force", "gutf8 decode --help");
   text_output out(s, opt.output);
   s.for_each_input(s.config(op), &out.writer(),
                    [&](const std::string& name, const gutf8::stream& st) {
@@ -54,6 +70,7 @@ void run_validate(session& s) {
   std::optional<text_output> out;
   if (repair) out.emplace(s, opt.output);
   const auto config = s.config(repair ? operation::sanitize : operation::validate);
+  if (opt.json) record_unreadable_as_json(s);
   s.for_each_input(config, out ? &out->writer() : nullptr,
                    [&](const std::string& name, const gutf8::stream& st) {
     const summary& in = st.stats().input;
@@ -62,8 +79,7 @@ void run_validate(session& s) {
       s.out().write(validate_json(name, in));
     } else if (!in.valid() && !opt.quiet) {
       s.report(name + ": " + describe_invalid(operation::validate, in) + "; " +
-               std::to_string(in.errors) +
-               " invalid sequences");  // SPEC §2 wording, fixed for parsers, even for 1
+               count_of(in.errors, "invalid sequence"));
     }
   });
   if (out) out->finish(s.status() < exit_failure);

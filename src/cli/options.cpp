@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 
+#include "cli/progress.hpp"
 #include "gutf8/version.hpp"
 
 namespace gutf8::cli {
@@ -30,7 +31,7 @@ struct raw_values {
   std::string output;
   std::vector<std::string> inputs;
   bool progress = false, no_progress = false, verbose = false, help = false, version = false;
-  bool replace = false, drop = false, json = false, quiet = false;
+  bool replace = false, drop = false, json = false, quiet = false, force = false;
 };
 
 constexpr std::array commands{command::decode, command::encode, command::validate, command::stats};
@@ -47,8 +48,9 @@ po::options_description common_options(raw_values& v) {
      "cuda fails (exit 3) without a usable GPU (default auto)")
     ("device", po::value(&v.device)->value_name("N"), "CUDA device ordinal (default 0)")
     ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
-     "read and process SIZE bytes at a time; K, M and G are multiples of 1024; "
-     "at least 16 (default 16M; the CPU backend reads a regular file in pieces of at most 2M)")
+     "read and process SIZE bytes at a time (16 to 1G; K, M and G are multiples of 1024; "
+     "default 16M): applies to standard input, pipes and the GPU backend; the CPU backend "
+     "runs a regular file in pieces of the smaller of SIZE and 2M")
     ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
      "cap the GPU memory gutf8 uses; K, M and G as for --chunk-size, 0 = no cap (default 0); "
      "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
@@ -66,8 +68,8 @@ po::options_description common_options(raw_values& v) {
 
 void add_output_option(po::options_description& d, raw_values& v) {
   d.add_options()("output,o", po::value(&v.output)->value_name("OUT"),
-                  "write to OUT instead of standard output; OUT appears only if the "
-                  "command succeeds (written to a temporary, then renamed)");
+                  "write to OUT instead of standard output (- is standard output); OUT "
+                  "appears only if the command succeeds (written to a temporary, then renamed)");
 }
 
 po::options_description command_options(command c, raw_values& v) {
@@ -76,6 +78,10 @@ po::options_description command_options(command c, raw_values& v) {
     case command::decode:
     case command::encode:
       add_output_option(d, v);
+      if (c == command::decode)  // only decode writes binary
+        d.add_options()("force,f", po::bool_switch(&v.force),
+                        "write the binary UTF-32LE to standard output even when it is a "
+                        "terminal (refused otherwise, as gzip does; -o - also allows it)");
       d.add_options()("errors", po::value(&v.errors)->value_name("strict|replace|drop"),
                       "strict: stop at the first error unit (exit 1); replace: each becomes "
                       "U+FFFD; drop: each is removed (default strict)");
@@ -88,14 +94,18 @@ po::options_description command_options(command c, raw_values& v) {
       add_output_option(d, v);
       d.add_options()
         ("json", po::bool_switch(&v.json),
-         "print one JSON object per file to stdout instead of the stderr line; "
-         "with --replace or --drop, -o OUT is required")
-        ("quiet,q", po::bool_switch(&v.quiet), "print no stderr line; exit status only");
+         "print JSON Lines to stdout instead of the stderr line: one object per file, one "
+         "per line (an unreadable file gets {\"file\",\"error\"}); with --replace or "
+         "--drop, -o OUT is required")
+        ("quiet,q", po::bool_switch(&v.quiet),
+         "print no stderr line and no progress bar; exit status only");
       break;
     case command::stats:
       d.add_options()
         ("top", po::value(&v.top)->value_name("N"), "also list the N most frequent code points")
-        ("json", po::bool_switch(&v.json), "print one JSON object per file");
+        ("json", po::bool_switch(&v.json),
+         "print JSON Lines: one object per file, one per line (an unreadable file gets "
+         "{\"file\",\"error\"})");
       break;
   }
   return d;
@@ -104,7 +114,7 @@ po::options_description command_options(command c, raw_values& v) {
 std::string_view synopsis(command c) {
   switch (c) {
     case command::decode:
-      return "gutf8 decode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
+      return "gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop] [OPTIONS]";
     case command::encode:
       return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
     case command::validate:
@@ -177,7 +187,7 @@ std::string command_help(command c) {
 std::string global_help() {
   raw_values unused;
   std::ostringstream s;
-  s << "Usage: gutf8 decode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
+  s << "Usage: gutf8 decode   [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
        "       gutf8 encode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
        "       gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
        "       gutf8 stats    [FILE|-]... [--top N] [--json]\n"
@@ -256,7 +266,8 @@ cli_options to_options(command c, const raw_values& v) {
   cli_options o;
   o.command = c;
   o.inputs = v.inputs.empty() ? std::vector<std::string>{"-"} : v.inputs;
-  if (!v.output.empty()) o.output = v.output;
+  if (!v.output.empty() && v.output != "-") o.output = v.output;
+  o.force = v.force || v.output == "-";
   if (c == command::decode || c == command::encode) o.policy = parse_policy(v.errors, c);
   if (v.replace) o.policy = error_policy::replace;
   if (v.drop) o.policy = error_policy::drop;
@@ -267,12 +278,13 @@ cli_options to_options(command c, const raw_values& v) {
   o.backend.device = parse_unsigned<int>(v.device, "device", c);
   o.backend.threads = parse_unsigned<unsigned>(v.threads, "threads", c);
   try {
-    o.chunk_size = parse_size(v.chunk_size, "chunk-size");
-    o.backend.device_memory_limit = parse_size(v.gpu_memory, "gpu-memory", 0);
+    o.chunk_size = parse_size(v.chunk_size, "chunk-size", min_chunk_size, max_chunk_size);
+    o.backend.device_memory_limit = parse_size(v.gpu_memory, "gpu-memory", 0,
+                                               std::numeric_limits<std::size_t>::max());
   } catch (const usage_error& e) {
     throw usage_error(e.what(), help_hint(c));
   }
-  o.progress = !v.no_progress;
+  o.progress = !v.no_progress && !v.quiet;
   o.verbose = v.verbose;
   return o;
 }
@@ -314,7 +326,8 @@ std::string_view name_of(command c) noexcept {
   return "?";
 }
 
-std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min) {
+std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min,
+                       std::size_t max) {
   const auto bad = [&](const std::string& why) {
     return usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
                            ": " + why, "gutf8 --help");
@@ -334,10 +347,10 @@ std::size_t parse_size(std::string_view text, std::string_view option, std::size
       default: throw bad("expected a number with an optional K, M or G");
     }
   }
-  if (value > (std::uint64_t(std::numeric_limits<std::size_t>::max()) >> shift))
-    throw bad("too large");
+  const auto range = [&] { return "from " + human_bytes(min) + " to " + human_bytes(max); };
+  if (value > (std::uint64_t(max) >> shift)) throw bad("too large (expected " + range() + ")");
   value <<= shift;
-  if (value < min) throw bad("at least " + std::to_string(min) + " bytes");
+  if (value < min) throw bad("too small (expected " + range() + ")");
   return static_cast<std::size_t>(value);
 }
 

@@ -92,10 +92,15 @@ void session::for_each_input(const stream_config& config, fd_writer* sink,
       times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
       done(in.name(), stream);
     } catch (const input_error& e) {
-      error(e.what());
-      raise(exit_failure);
+      unreadable(e);
     }
   }
+}
+
+void session::unreadable(const input_error& e) {
+  error(e.what());
+  raise(exit_failure);
+  if (on_unreadable_) on_unreadable_(e.name(), e.reason());
 }
 
 // --chunk-size bytes, or less when the input is a smaller regular file (so a 1 KiB file does

@@ -50,6 +50,9 @@ class session {
   // cannot be read is reported, raises exit_failure and does not stop the others.
   using done_function = std::function<void(const std::string& name, const gutf8::stream&)>;
   void for_each_input(const stream_config& config, fd_writer* sink, const done_function& done);
+  // Also called, after the stderr message, for an input that cannot be read (--json records it).
+  using unreadable_function = std::function<void(const std::string& name, const std::string& reason)>;
+  void on_unreadable(unreadable_function f) { on_unreadable_ = std::move(f); }
 
   // Flushes standard output and prints the --verbose timings.
   void finish();
@@ -63,6 +66,9 @@ class session {
   progress_bar bar_;
   stage_times times_;
   pipeline pipeline_;  // its buffers are reused for every input
+  unreadable_function on_unreadable_;
+
+  void unreadable(const input_error& e);
 };
 
 // Where a command's text goes: -o OUT (atomically) or standard output.

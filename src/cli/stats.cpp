@@ -94,6 +94,7 @@ std::string stats_json(const std::string& name, const text_stats& st,
 void run_stats(session& s) {
   const cli_options& opt = s.options();
   bool first = true;
+  if (opt.json) record_unreadable_as_json(s);
   s.for_each_input(s.config(operation::stats, opt.top > 0), nullptr,
                    [&](const std::string& name, const gutf8::stream& st) {
     const auto top = opt.top > 0 ? st.top(opt.top) : std::vector<code_point_count>{};
