@@ -12,6 +12,13 @@ namespace gutf8::internal {
 namespace {
 constexpr std::size_t code_space = 0x110000;
 constexpr bool never_stops(operation op) { return op == operation::validate || op == operation::stats; }
+
+// A strict transcode stops at the first error unit: that one is all it can list.
+std::size_t listable_errors(const stream_config& c) {
+  if (c.operation == operation::encode) return 0;  // UTF-32 input
+  const bool stops = !never_stops(c.operation) && c.policy == error_policy::strict;
+  return stops ? std::min<std::size_t>(c.max_listed_errors, 1) : c.max_listed_errors;
+}
 }  // namespace
 
 session::session(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block)
@@ -19,7 +26,14 @@ session::session(const stream_config& config, std::unique_ptr<block_processor> p
       op_(config.operation),
       policy_(never_stops(config.operation) ? error_policy::replace : config.policy),
       single_block_(single_block),
-      want_histogram_(config.histogram && config.operation == operation::stats) {}
+      want_histogram_(config.histogram && config.operation == operation::stats) {
+  if (const std::size_t max = listable_errors(config); max != 0) {
+    lister_.emplace([this, max](const error_unit& u) {
+      listed_.push_back(u);
+      return listed_.size() < max;
+    });
+  }
+}
 
 session::session(const stream_config& config, bool single_block)
     : session(config, make_processor(config.backend), single_block) {}
@@ -33,6 +47,10 @@ std::size_t session::max_output(std::size_t n) const noexcept {
 std::size_t session::feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
   if (stopped_ || finished_) return 0;
   finished_ = at_end;
+  if (lister_) {
+    lister_->feed(std::as_bytes(data));
+    if (at_end) lister_->finish();
+  }
   std::size_t written = 0;
   if (carried_ != 0) {
     // Complete (or refute) the carried sequence with just the bytes it can still take: a
@@ -86,6 +104,9 @@ block_result session::run_block(const std::uint8_t* data, std::size_t size, std:
 void session::commit(const block_result& r, const line_facts& lines, bool counted_lines) {
   if (stopped_ || finished_ || carried_ != 0 || want_histogram_)
     throw error(errc::invalid_argument, "session::commit: not a fresh session fed only by pieces");
+  // Pieces bring counts, not bytes: the error list would silently miss their units.
+  if (lister_)
+    throw error(errc::invalid_argument, "session::commit: a session that lists errors needs the bytes (feed)");
   account(r, lines, counted_lines);
 }
 

@@ -7,11 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "codec/block.hpp"
 #include "codec/lines.hpp"
+#include "gutf8/errors.hpp"
 #include "gutf8/stream.hpp"
 
 namespace gutf8::internal {
@@ -31,7 +33,8 @@ class session {
 
   // Accounts a block that was processed elsewhere (codec/pieces.hpp) as the next bytes of the
   // input, its output already placed by the caller. Only for a fresh session without a histogram
-  // that is fed nothing else. counted_lines: the block counted its newlines (stats needs them all).
+  // that is fed nothing else and lists no errors (stream_config::max_listed_errors).
+  // counted_lines: the block counted its newlines (stats needs them all).
   // A block that did not count them leaves the newline state behind, so the first error after such blocks is
   // placed only after set_lines_before() has brought that state up to date.
   void commit(const block_result& r, const line_facts& lines, bool counted_lines);
@@ -44,6 +47,7 @@ class session {
   [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
   [[nodiscard]] bool stopped() const noexcept { return stopped_; }
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;
+  [[nodiscard]] std::span<const error_unit> listed_errors() const noexcept { return listed_; }
 
  private:
   block_result run_block(const std::uint8_t* data, std::size_t size, std::size_t end, bool at_end,
@@ -65,6 +69,8 @@ class session {
   std::array<std::uint8_t, 4> carry_{};
   std::size_t carried_ = 0;
   std::vector<std::uint64_t> histogram_;  // 0x110000 counters, allocated on first use
+  std::vector<error_unit> listed_;
+  std::optional<error_walker> lister_;  // stream_config::max_listed_errors > 0
 };
 
 }  // namespace gutf8::internal
