@@ -27,11 +27,13 @@ struct raw_values {
   std::string gpu_memory = "0";
   std::string threads = "0";
   std::string top = "0";
+  std::string max_errors;  // empty: not given
   std::string errors = "strict";
   std::string output;
   std::vector<std::string> inputs;
   bool progress = false, no_progress = false, verbose = false, help = false, version = false;
   bool replace = false, drop = false, json = false, quiet = false, force = false;
+  bool list_errors = false, files_with_errors = false, files_without_errors = false;
 };
 
 constexpr std::array commands{command::decode, command::encode, command::validate, command::stats};
@@ -98,7 +100,17 @@ po::options_description command_options(command c, raw_values& v) {
          "per line (an unreadable file gets {\"file\",\"error\"}); with --replace or "
          "--drop, -o OUT is required")
         ("quiet,q", po::bool_switch(&v.quiet),
-         "print no stderr line and no progress bar; exit status only");
+         "print no stderr line and no progress bar; exit status only")
+        ("list-errors", po::bool_switch(&v.list_errors),
+         "also list every error unit to stdout, one line each: FILE: invalid UTF-8 at byte "
+         "OFFSET (line L, column C): REASON [HEX BYTES]; with --json, an \"error_list\" array "
+         "in the file's object")
+        ("max-errors", po::value(&v.max_errors)->value_name("N"),
+         "with --list-errors, list at most N error units per file (1 or more, default 1000)")
+        ("files-with-errors,l", po::bool_switch(&v.files_with_errors),
+         "print only the names of invalid inputs, one per line (as grep -l, isutf8 -l)")
+        ("files-without-errors,L", po::bool_switch(&v.files_without_errors),
+         "print only the names of valid inputs, one per line (as grep -L)");
       break;
     case command::stats:
       d.add_options()
@@ -118,7 +130,8 @@ std::string_view synopsis(command c) {
     case command::encode:
       return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
     case command::validate:
-      return "gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q] [OPTIONS]";
+      return "gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
+             "       [--list-errors [--max-errors N]] [-l | -L] [OPTIONS]";
     case command::stats:
       return "gutf8 stats [FILE|-]... [--top N] [--json] [OPTIONS]";
   }
@@ -190,6 +203,7 @@ std::string global_help() {
   s << "Usage: gutf8 decode   [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
        "       gutf8 encode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
        "       gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
+       "                      [--list-errors [--max-errors N]] [-l | -L]\n"
        "       gutf8 stats    [FILE|-]... [--top N] [--json]\n"
        "       gutf8 --help | --version\n\n"
        "Validate, decode, repair and encode UTF-8 on the CPU or an NVIDIA GPU.\n\n"
@@ -257,8 +271,14 @@ void check_combinations(command c, const raw_values& v) {
   const bool repair = v.replace || v.drop;
   if (!v.output.empty() && !repair)
     fail("-o needs --replace or --drop (validate writes no text otherwise)");
-  if (v.json && repair && v.output.empty())
-    fail("--json with --replace or --drop needs -o OUT (standard output carries the JSON)");
+  const bool names = v.files_with_errors || v.files_without_errors;
+  if (v.files_with_errors && v.files_without_errors) fail("-l and -L exclude each other");
+  if (names && (v.json || v.list_errors)) fail("-l and -L print names only: not with --json or --list-errors");
+  if (!v.max_errors.empty() && !v.list_errors) fail("--max-errors needs --list-errors");
+  // Standard output carries one thing: the JSON, the error list, the names, or the repaired text.
+  const char* report = v.json ? "--json" : v.list_errors ? "--list-errors" : names ? "-l and -L" : nullptr;
+  if (report && repair && v.output.empty())
+    fail(std::string(report) + " with --replace or --drop needs -o OUT (standard output carries the report)");
 }
 
 cli_options to_options(command c, const raw_values& v) {
@@ -273,6 +293,14 @@ cli_options to_options(command c, const raw_values& v) {
   if (v.drop) o.policy = error_policy::drop;
   o.json = v.json;
   o.quiet = v.quiet;
+  if (v.list_errors) {
+    o.max_listed_errors =
+        v.max_errors.empty() ? default_max_errors : parse_unsigned<std::size_t>(v.max_errors, "max-errors", c);
+    if (o.max_listed_errors == 0)
+      throw usage_error("invalid value '0' for --max-errors (expected 1 or more)", help_hint(c));
+  }
+  if (v.files_with_errors) o.names_only = cli_options::file_list::invalid;
+  if (v.files_without_errors) o.names_only = cli_options::file_list::valid;
   o.top = parse_unsigned<std::size_t>(v.top, "top", c);
   o.backend.backend = parse_backend(v.backend, c);
   o.backend.device = parse_unsigned<int>(v.device, "device", c);

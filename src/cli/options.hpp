@@ -30,6 +30,7 @@ class usage_error : public std::runtime_error {
 enum class command : unsigned char { decode, encode, validate, stats };
 std::string_view name_of(command c) noexcept;
 
+inline constexpr std::size_t default_max_errors = 1000;
 inline constexpr std::size_t default_chunk_size = std::size_t{16} << 20;  // 16 MiB
 inline constexpr std::size_t min_chunk_size = 16;
 // Buffers of a few chunks are allocated up front (decode output is 4x); beyond 1 GiB they buy no
@@ -46,6 +47,9 @@ struct cli_options {
   error_policy policy = error_policy::strict;
   bool json = false;
   bool quiet = false;                  // validate -q (also hides the progress bar)
+  std::size_t max_listed_errors = 0;   // validate --list-errors: list up to this many per file
+  // validate -l / -L: print only the names of invalid / valid inputs.
+  enum class file_list : unsigned char { none, invalid, valid } names_only = file_list::none;
   std::size_t top = 0;                 // stats --top N
   gutf8::options backend{};
   std::size_t chunk_size = default_chunk_size;
