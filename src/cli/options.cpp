@@ -117,7 +117,8 @@ po::options_description command_options(command c, raw_values& v) {
         ("top", po::value(&v.top)->value_name("N"), "also list the N most frequent code points")
         ("json", po::bool_switch(&v.json),
          "print JSON Lines: one object per file, one per line (an unreadable file gets "
-         "{\"file\",\"error\"})");
+         "{\"file\",\"error\"}), then over several files {\"total\":true,\"files\":N,...}; "
+         "top code points as \"U+XXXX\" and as an integer \"value\"");
       break;
   }
   return d;
@@ -160,7 +161,8 @@ std::string_view summary_of(command c) {
     case command::stats:
       return "Count bytes, code points, lines (LF bytes), error units and 1/2/3/4-byte\n"
              "sequences; --top N lists the most frequent code points (U+XXXX, count, and\n"
-             "the character when it is visible).\n"
+             "the character when it is visible). Over several files, a total follows, as wc\n"
+             "prints one (its top N counted over all of them).\n"
              "Exit status: 0 even when the input has errors (they are counted), 2 usage\n"
              "error, 3 I/O or device failure.\n";
   }
