@@ -202,12 +202,13 @@ std::string command_help(command c) {
 std::string global_help() {
   raw_values unused;
   std::ostringstream s;
-  s << "Usage: gutf8 decode   [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
-       "       gutf8 encode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
-       "       gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
-       "                      [--list-errors [--max-errors N]] [-l | -L]\n"
-       "       gutf8 stats    [FILE|-]... [--top N] [--json]\n"
-       "       gutf8 --help | --version\n\n"
+  // GNU's "Usage: / or:" layout, which help2man turns into the man page's SYNOPSIS.
+  s << "Usage: gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
+       "  or:  gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
+       "  or:  gutf8 validate [FILE|-]... [--replace|--drop] [-o OUT] [--json] [-q] [-l|-L]\n"
+       "  or:  gutf8 validate --list-errors [--max-errors N] [--json] [FILE|-]...\n"
+       "  or:  gutf8 stats [FILE|-]... [--top N] [--json]\n"
+       "  or:  gutf8 --help | --version\n\n"
        "Validate, decode, repair and encode UTF-8 on the CPU or an NVIDIA GPU.\n\n"
        "Commands:\n"
        "  decode    UTF-8 to UTF-32LE (4 bytes a code point, no BOM added)\n"
