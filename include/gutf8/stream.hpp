@@ -35,6 +35,9 @@ struct stream_config {
   // UTF-8 input (not encode): keep the first N error units for listed_errors(); 0 keeps none.
   // Under a strict decode or sanitize, which stops at the first, that one is all there is.
   std::size_t max_listed_errors = 0;
+  // Decode's output and encode's input form (UTF-32LE by default; types.hpp).
+  text_form form = text_form::utf32le;
+  bool bom = false;  // decode: write U+FEFF in `form` before the output
 };
 
 // Where a stream's time went on the GPU (for diagnostics such as `gutf8 --verbose`), summed
