@@ -49,7 +49,7 @@ std::string validate_json(const std::string& name, const gutf8::stream& st, bool
 std::string error_lines(const std::string& name, const gutf8::stream& st) {
   std::string text;
   for (const error_unit& u : st.listed_errors())
-    text += name + ": " + describe_position(operation::validate, u.at) + " [" + hex_bytes(u, true) + "]\n";
+    text += name + ": " + describe_position("UTF-8", u.at) + " [" + hex_bytes(u, true) + "]\n";
   return text;
 }
 
@@ -70,31 +70,31 @@ std::string count_of(std::uint64_t n, std::string_view noun) {
   return std::to_string(n) + ' ' + std::string(noun) + (n == 1 ? "" : "s");
 }
 
-std::string describe_position(operation op, const error_position& e) {
-  // Line and column count bytes in UTF-8 and code points (4-byte units) in UTF-32.
-  return std::string(op == operation::encode ? "invalid UTF-32" : "invalid UTF-8") + " at byte " +
+std::string describe_position(std::string_view input, const error_position& e) {
+  // Line and column count bytes in UTF-8 and code points in UTF-32 and UTF-16.
+  return "invalid " + std::string(input) + " at byte " +
          std::to_string(e.offset) + " (line " + std::to_string(e.line) + ", column " +
          std::to_string(e.column) + "): " + std::string(describe(e.kind));
 }
 
-std::string describe_invalid(operation op, const summary& input) {
-  if (input.first_error) return describe_position(op, *input.first_error);
-  // The library counted an error without locating it: say what we can.
-  return op == operation::encode ? "invalid UTF-32" : "invalid UTF-8";
+std::string describe_invalid(std::string_view input, const summary& in) {
+  if (in.first_error) return describe_position(input, *in.first_error);
+  return "invalid " + std::string(input);  // counted without a place: say what we can
 }
 
 void run_transcode(session& s) {
   const cli_options& opt = s.options();
   const operation op = opt.command == command::encode ? operation::encode : operation::decode;
   if (op == operation::decode && !opt.output && !opt.force && ::isatty(STDOUT_FILENO) == 1)
-    throw usage_error("refusing to write binary UTF-32LE to a terminal; use -o OUT, -o - or "
-                      "-f/--force", "gutf8 decode --help");
+    throw usage_error("refusing to write binary " + std::string(name_of(opt.form)) +
+                      " to a terminal; use -o OUT, -o - or -f/--force", "gutf8 decode --help");
+  const std::string_view input = op == operation::encode ? name_of(opt.form) : "UTF-8";
   text_output out(s, opt.output);
   s.for_each_input(s.config(op), &out.writer(),
                    [&](const std::string& name, const gutf8::stream& st) {
     const summary& in = st.stats().input;
     if (s.invalid_input_fails() && !in.valid()) {
-      s.error(name + ": " + describe_invalid(op, in));
+      s.error(name + ": " + describe_invalid(input, in));
       s.raise(exit_invalid);
     }
   });
@@ -123,7 +123,7 @@ void run_validate(session& s) {
     } else {
       if (list) s.out().write(error_lines(name, st));
       if (in.valid() || opt.quiet) return;
-      s.report(name + ": " + describe_invalid(operation::validate, in) + "; " +
+      s.report(name + ": " + describe_invalid("UTF-8", in) + "; " +
                count_of(in.errors, "invalid sequence"));
     }
   });

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -29,10 +30,12 @@ struct raw_values {
   std::string top = "0";
   std::string max_errors;  // empty: not given
   std::string errors = "strict";
+  std::string form = "utf-32le";
   std::string output;
   std::vector<std::string> inputs;
   bool progress = false, no_progress = false, verbose = false, help = false, version = false;
   bool replace = false, drop = false, json = false, quiet = false, force = false;
+  bool bom = false;
   bool list_errors = false, files_with_errors = false, files_without_errors = false;
 };
 
@@ -80,10 +83,20 @@ po::options_description command_options(command c, raw_values& v) {
     case command::decode:
     case command::encode:
       add_output_option(d, v);
-      if (c == command::decode)  // only decode writes binary
-        d.add_options()("force,f", po::bool_switch(&v.force),
-                        "write the binary UTF-32LE to standard output even when it is a "
-                        "terminal (refused otherwise, as gzip does; -o - also allows it)");
+      if (c == command::decode) {
+        d.add_options()
+          ("to", po::value(&v.form)->value_name("utf-32le|utf-32be|utf-16le|utf-16be"),
+           "the output form (default utf-32le); UTF-16 writes a surrogate pair above U+FFFF")
+          ("bom", po::bool_switch(&v.bom), "write U+FEFF in the output form first (none by default)")
+          ("force,f", po::bool_switch(&v.force),
+           "write the binary output to standard output even when it is a terminal "
+           "(refused otherwise, as gzip does; -o - also allows it)");
+      } else {
+        d.add_options()
+          ("from", po::value(&v.form)->value_name("utf-32le|utf-32be|utf-16le|utf-16be"),
+           "the input form (default utf-32le); a BOM is read as the character U+FEFF, as iconv "
+           "reads these explicit byte orders; in UTF-16 an unpaired surrogate is an error unit");
+      }
       d.add_options()("errors", po::value(&v.errors)->value_name("strict|replace|drop"),
                       "strict: stop at the first error unit (exit 1); replace: each becomes "
                       "U+FFFD; drop: each is removed (default strict)");
@@ -127,9 +140,11 @@ po::options_description command_options(command c, raw_values& v) {
 std::string_view synopsis(command c) {
   switch (c) {
     case command::decode:
-      return "gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop] [OPTIONS]";
+      return "gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
+             "       [--to FORM] [--bom] [OPTIONS]";
     case command::encode:
-      return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
+      return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [--from FORM]\n"
+             "       [OPTIONS]";
     case command::validate:
       return "gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
              "       [--list-errors [--max-errors N]] [-l | -L] [OPTIONS]";
@@ -142,12 +157,14 @@ std::string_view synopsis(command c) {
 std::string_view summary_of(command c) {
   switch (c) {
     case command::decode:
-      return "Decode UTF-8 to UTF-32LE (4 bytes a code point, no BOM added).\n"
+      return "Decode UTF-8 to UTF-32LE (4 bytes a code point, no BOM added), or with --to to\n"
+             "UTF-32BE, UTF-16LE or UTF-16BE.\n"
              "Exit status: 0 success, 1 invalid input (strict), 2 usage error,\n"
              "3 I/O or device failure.\n";
     case command::encode:
-      return "Encode UTF-32LE to UTF-8. A value above 0x10FFFF or in D800..DFFF, and 1 to 3\n"
-             "trailing bytes, are error units.\n"
+      return "Encode UTF-32LE (or with --from UTF-32BE, UTF-16LE or UTF-16BE) to UTF-8. A value\n"
+             "above 0x10FFFF or in D800..DFFF, and 1 to 3 trailing bytes, are error units; in\n"
+             "UTF-16 an unpaired surrogate, and a cut pair or odd byte at the end.\n"
              "Exit status: 0 success, 1 invalid input (strict), 2 usage error,\n"
              "3 I/O or device failure.\n";
     case command::validate:
@@ -203,16 +220,17 @@ std::string global_help() {
   raw_values unused;
   std::ostringstream s;
   // GNU's "Usage: / or:" layout, which help2man turns into the man page's SYNOPSIS.
-  s << "Usage: gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
-       "  or:  gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
+  s << "Usage: gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=POLICY] [--to FORM] [--bom]\n"
+       "  or:  gutf8 encode [FILE|-]... [-o OUT] [--errors=POLICY] [--from FORM]\n"
        "  or:  gutf8 validate [FILE|-]... [--replace|--drop] [-o OUT] [--json] [-q] [-l|-L]\n"
        "  or:  gutf8 validate --list-errors [--max-errors N] [--json] [FILE|-]...\n"
        "  or:  gutf8 stats [FILE|-]... [--top N] [--json]\n"
        "  or:  gutf8 --help | --version\n\n"
        "Validate, decode, repair and encode UTF-8 on the CPU or an NVIDIA GPU.\n\n"
        "Commands:\n"
-       "  decode    UTF-8 to UTF-32LE (4 bytes a code point, no BOM added)\n"
-       "  encode    UTF-32LE to UTF-8\n"
+       "  decode    UTF-8 to UTF-32LE (4 bytes a code point, no BOM added), UTF-32BE,\n"
+       "            UTF-16LE or UTF-16BE\n"
+       "  encode    UTF-32LE, UTF-32BE, UTF-16LE or UTF-16BE to UTF-8\n"
        "  validate  check UTF-8; --replace or --drop also write the repaired text\n"
        "  stats     count bytes, code points, lines, errors and sequence lengths\n\n"
     << inputs_note << '\n';
@@ -257,6 +275,19 @@ gutf8::backend parse_backend(std::string_view text, command c) {
                         "' for --backend (expected auto, cuda or cpu)", help_hint(c));
 }
 
+// "utf-16le", "UTF-16LE", "utf16le": iconv's names, any case, the hyphen optional.
+text_form parse_form(std::string_view text, std::string_view option, command c) {
+  std::string key;
+  for (const char ch : text)
+    if (ch != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (key == "utf32le") return text_form::utf32le;
+  if (key == "utf32be") return text_form::utf32be;
+  if (key == "utf16le") return text_form::utf16le;
+  if (key == "utf16be") return text_form::utf16be;
+  throw usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
+                        " (expected utf-32le, utf-32be, utf-16le or utf-16be)", help_hint(c));
+}
+
 error_policy parse_policy(std::string_view text, command c) {
   if (text == "strict") return error_policy::strict;
   if (text == "replace") return error_policy::replace;
@@ -291,7 +322,11 @@ cli_options to_options(command c, const raw_values& v) {
   o.inputs = v.inputs.empty() ? std::vector<std::string>{"-"} : v.inputs;
   if (!v.output.empty() && v.output != "-") o.output = v.output;
   o.force = v.force || v.output == "-";
-  if (c == command::decode || c == command::encode) o.policy = parse_policy(v.errors, c);
+  if (c == command::decode || c == command::encode) {
+    o.policy = parse_policy(v.errors, c);
+    o.form = parse_form(v.form, c == command::decode ? "to" : "from", c);
+  }
+  o.bom = v.bom;
   if (v.replace) o.policy = error_policy::replace;
   if (v.drop) o.policy = error_policy::drop;
   o.json = v.json;

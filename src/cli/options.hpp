@@ -42,6 +42,8 @@ struct cli_options {
   std::vector<std::string> inputs;     // "-" is standard input; never empty after parsing
   std::optional<std::string> output;   // -o OUT; "-o -" is standard output (left empty)
   bool force = false;                  // -f, or -o -: binary output even to a terminal
+  text_form form = text_form::utf32le; // decode --to, encode --from
+  bool bom = false;                    // decode --bom
   // decode/encode: --errors; validate: replace or drop with --replace/--drop, else strict
   // (strict there means "no repaired output").
   error_policy policy = error_policy::strict;

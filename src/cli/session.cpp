@@ -50,6 +50,8 @@ stream_config session::config(operation op, bool histogram) const {
   c.operation = op;
   c.policy = options_.policy;
   c.histogram = histogram;
+  c.form = options_.form;
+  c.bom = options_.bom;
   c.backend = options_.backend;
   return c;
 }

@@ -49,12 +49,12 @@ TEST_F(transcode, EncodeStrictMessages) {
   write("surrogate", utf32le(U"ab\nc") + utf32le(std::u32string(1, char32_t(0xD800))) + utf32le(U"c"));
   const result s = run({"encode", "surrogate"});
   EXPECT_EQ(s.status, 1);
-  EXPECT_EQ(s.err, "gutf8: surrogate: invalid UTF-32 at byte 16 (line 2, column 2): " +
+  EXPECT_EQ(s.err, "gutf8: surrogate: invalid UTF-32LE at byte 16 (line 2, column 2): " +
                        std::string(describe(error_kind::surrogate)) + "\n");
   write("ragged", utf32le(U"a") + "b");
   const result t = run({"encode", "ragged"});
   EXPECT_EQ(t.status, 1);
-  EXPECT_EQ(t.err, "gutf8: ragged: invalid UTF-32 at byte 4 (line 1, column 2): " +
+  EXPECT_EQ(t.err, "gutf8: ragged: invalid UTF-32LE at byte 4 (line 1, column 2): " +
                        std::string(describe(error_kind::ragged_tail)) + "\n");
   EXPECT_TRUE(std::string("a").starts_with(t.out));
   write("large", utf32le(std::u32string(1, char32_t(0x110000))));

@@ -333,7 +333,7 @@ TEST_F(hostile, SingleByteOfEveryValue) {
   EXPECT_EQ(enc_strict.status, 1);
   EXPECT_EQ(enc_strict.out, "");
   EXPECT_EQ(std::count(enc_strict.err.begin(), enc_strict.err.end(), '\n'), 256);
-  EXPECT_TRUE(enc_strict.err.starts_with("gutf8: b00: invalid UTF-32 at byte 0 (line 1, column 1): " + reason(error_kind::ragged_tail)))
+  EXPECT_TRUE(enc_strict.err.starts_with("gutf8: b00: invalid UTF-32LE at byte 0 (line 1, column 1): " + reason(error_kind::ragged_tail)))
       << enc_strict.err.substr(0, 200);
 }
 
@@ -510,7 +510,7 @@ TEST_F(hostile, RaggedUtf32Tail) {
       const std::string at = std::to_string(4 * values);
       const result strict = run({"encode", "--chunk-size", "16", "in"});
       EXPECT_EQ(strict.status, 1);
-      EXPECT_EQ(strict.err, "gutf8: in: invalid UTF-32 at byte " + at + " (line 1, column " +
+      EXPECT_EQ(strict.err, "gutf8: in: invalid UTF-32LE at byte " + at + " (line 1, column " +
                                 std::to_string(values + 1) + "): " + reason(error_kind::ragged_tail) + "\n");
       EXPECT_TRUE(ascii.starts_with(strict.out));  // a valid prefix may have been written
       const result replace = run({"encode", "--errors=replace", "--chunk-size", "16", "in"});
