@@ -106,5 +106,11 @@ TEST_F(docs, BashCompletes) {
   EXPECT_EQ(complete("gutf8 decode --js"), "\n");  // decode has no --json
 }
 
+TEST_F(docs, ZshCompletionParses) {
+  if (shell("command -v zsh >/dev/null").status != 0) GTEST_SKIP() << "zsh is not installed";
+  const result r = shell("zsh -n '" + (doc_dir / "_gutf8").string() + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace gutf8::cli_test
