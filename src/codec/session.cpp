@@ -32,9 +32,11 @@ session::session(const stream_config& config, std::unique_ptr<block_processor> p
       bom_pending_(config.bom && config.operation == operation::decode) {
   if (op_ == operation::encode && form_ != text_form::utf32le) reader_.emplace(form_);
   if (const std::size_t max = listable_errors(config); max != 0) {
-    lister_.emplace([this, max](const error_unit& u) {
-      listed_.push_back(u);
-      return listed_.size() < max;
+    listed_ = std::make_unique<std::vector<error_unit>>();
+    // The list lives on the heap, so the visitor stays right when the session is moved.
+    lister_.emplace([list = listed_.get(), max](const error_unit& u) {
+      list->push_back(u);
+      return list->size() < max;
     });
   }
 }

@@ -50,7 +50,9 @@ class session {
   [[nodiscard]] const text_stats& stats() const noexcept { return reader_ ? shown_ : stats_; }
   [[nodiscard]] bool stopped() const noexcept { return stopped_; }
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;
-  [[nodiscard]] std::span<const error_unit> listed_errors() const noexcept { return listed_; }
+  [[nodiscard]] std::span<const error_unit> listed_errors() const noexcept {
+    return listed_ ? std::span<const error_unit>(*listed_) : std::span<const error_unit>();
+  }
 
  private:
   // feed for the UTF-8 / UTF-32LE codec itself.
@@ -76,8 +78,8 @@ class session {
   std::array<std::uint8_t, 4> carry_{};
   std::size_t carried_ = 0;
   std::vector<std::uint64_t> histogram_;  // 0x110000 counters, allocated on first use
-  std::vector<error_unit> listed_;
-  std::optional<error_walker> lister_;  // stream_config::max_listed_errors > 0
+  std::unique_ptr<std::vector<error_unit>> listed_;  // stream_config::max_listed_errors > 0
+  std::optional<error_walker> lister_;  // fills listed_
   text_form form_;
   bool bom_pending_;
   std::optional<form_reader> reader_;  // encode from a form other than UTF-32LE
