@@ -7,6 +7,7 @@
 namespace gutf8::cli {
 namespace {
 
+// An object left open, so that a caller may add fields before the closing brace.
 std::string position_json(const error_position& e) {
   return "{\"offset\":" + std::to_string(e.offset) + ",\"line\":" + std::to_string(e.line) +
          ",\"column\":" + std::to_string(e.column) + ",\"reason\":" + json_string(describe(e.kind));
