@@ -1,6 +1,6 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
 // GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate,
-// decode (fused strict/replace/drop, staged), sanitize, encode (fused, compact; input = the
+// decode (fused strict/replace/drop, staged; UTF-16 output: decode_utf16), sanitize, encode (fused, compact; input = the
 // decoded UTF-32) and a CUB-composed baseline decoder (flag kernel + cub::DeviceSelect::Flagged +
 // gather-decode kernel). Each result is also given as a fraction of its roofline: the bytes it
 // must move at the measured device copy rate (cudaMemcpy D2D, read + write bytes / time).
@@ -410,6 +410,21 @@ int main(int argc, char** argv) {
             }));
         add("decode_fused_drop", nn + 4 * valid_cps, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::drop, true, dv::decoder::fused, s);
+            }));
+        // UTF-16 output beside the UTF-32 rows: moved = the input + 2 bytes a UTF-16 unit.
+        auto* out16 = reinterpret_cast<char16_t*>(d_out.data());  // 4n bytes hold the n units
+        const double u16_bytes = [&] {
+          std::size_t t2 = 0;
+          check(dv::decode_utf16(nullptr, t2, in, n, out16, sm, error_policy::replace), "decode_utf16 size");
+          check(dv::decode_utf16(temp_for(t2), t2, in, n, out16, sm, error_policy::replace, true, false, s),
+                "decode_utf16");
+          gutf8::device::device_summary s2{};
+          check(cudaMemcpyAsync(&s2, sm, sizeof s2, cudaMemcpyDeviceToHost, s), "summary");
+          check(cudaStreamSynchronize(s), "sync");
+          return 2 * static_cast<double>(s2.written);
+        }();
+        add("decode_utf16_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
+              return dv::decode_utf16(t, b, in, n, out16, sm, error_policy::replace, true, false, s);
             }));
         add("decode_staged_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::staged, s);

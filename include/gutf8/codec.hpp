@@ -67,6 +67,15 @@ std::u8string encode(std::u32string_view utf32, error_policy policy, summary* in
 std::u8string sanitize(std::string_view utf8, error_policy policy, summary* info = nullptr,
                        const options& opt = {});
 
+// The other forms (types.hpp): decode to `form` (with bom: U+FEFF first), encode from `form`;
+// the bytes of that form in a std::string. Byte-exact with CPython's 'utf-32-be', 'utf-16-le' and
+// 'utf-16-be' codecs under the same policy (strict: the output before the first error unit).
+// Offsets in info are of the input; encode's line and column count code points.
+std::string decode_to(std::string_view utf8, text_form form, error_policy policy, summary* info = nullptr,
+                      const options& opt = {}, bool bom = false);
+std::u8string encode_from(std::string_view text, text_form form, error_policy policy, summary* info = nullptr,
+                          const options& opt = {});
+
 inline std::span<const std::byte> as_bytes(std::string_view s) noexcept {
   return std::as_bytes(std::span(s.data(), s.size()));
 }

@@ -4,6 +4,7 @@
 
 #include "gutf8/codec.hpp"
 #include "gutf8/error.hpp"
+#include "gutf8/errors.hpp"
 #include "gutf8/stream.hpp"
 #include "gutf8/types.hpp"
 #include "gutf8/version.hpp"

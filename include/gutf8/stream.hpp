@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gutf8/codec.hpp"
+#include "gutf8/errors.hpp"
 #include "gutf8/types.hpp"
 
 namespace gutf8 {
@@ -27,6 +28,12 @@ struct stream_config {
   error_policy policy = error_policy::strict;  // ignored by validate and stats
   bool histogram = false;                      // stats: keep per-code-point counts for top()
   options backend{};
+  // UTF-8 input (not encode): keep the first N error units for listed_errors(); 0 keeps none.
+  // Under a strict decode or sanitize, which stops at the first, that one is all there is.
+  std::size_t max_listed_errors = 0;
+  // Decode's output and encode's input form (UTF-32LE by default; types.hpp).
+  text_form form = text_form::utf32le;
+  bool bom = false;  // decode: write U+FEFF in `form` before the output
 };
 
 // Where a stream's time went on the GPU (for diagnostics such as `gutf8 --verbose`), summed
@@ -77,6 +84,8 @@ class stream {
 
   [[nodiscard]] const text_stats& stats() const noexcept;  // counts so far
   [[nodiscard]] bool stopped() const noexcept;
+  // The first stream_config::max_listed_errors error units so far, in input order.
+  [[nodiscard]] std::span<const error_unit> listed_errors() const noexcept;
   // The n most frequent code points (count descending, then code point ascending).
   // Needs stream_config::histogram.
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;

@@ -33,7 +33,17 @@ enum class error_kind : std::uint8_t {
   truncated,           // a sequence cut short by a byte that cannot continue it
   truncated_at_end,    // a sequence cut off by the end of the input
   ragged_tail,         // UTF-32 input whose length is not a multiple of 4
+  unpaired_surrogate,  // UTF-16 input: a surrogate without its partner
+  odd_length,          // UTF-16 input whose length is odd (the last byte)
 };
+
+// The form of decode's output and encode's input (SPEC §3b): UTF-32 or UTF-16, either byte
+// order. No BOM is implied: a BOM in the input is the character U+FEFF, as iconv and CPython
+// read the forms with an explicit byte order ("UTF-16LE", 'utf-16-le').
+enum class text_form : std::uint8_t { utf32le, utf32be, utf16le, utf16be };
+
+// "UTF-32LE", "UTF-16BE", ...
+std::string_view name_of(text_form form) noexcept;
 
 // Human-readable reason used after "invalid UTF-8 at byte N (...): ".
 std::string_view describe(error_kind kind) noexcept;

@@ -1,45 +1,101 @@
 #include "cli/commands.hpp"
 
+#include <unistd.h>
+
 #include "cli/json.hpp"
 
 namespace gutf8::cli {
 namespace {
 
-std::string validate_json(const std::string& name, const summary& in) {
+// An object left open, so that a caller may add fields before the closing brace.
+std::string position_json(const error_position& e) {
+  return "{\"offset\":" + std::to_string(e.offset) + ",\"line\":" + std::to_string(e.line) +
+         ",\"column\":" + std::to_string(e.column) + ",\"reason\":" + json_string(describe(e.kind));
+}
+
+// "E2 82" (text) or "e282" (JSON).
+std::string hex_bytes(const error_unit& u, bool spaced) {
+  static constexpr char digits[] = "0123456789ABCDEF0123456789abcdef";
+  const int lower = spaced ? 0 : 16;
+  std::string text;
+  for (std::size_t i = 0; i < u.length; ++i) {
+    if (spaced && i != 0) text += ' ';
+    text += digits[lower + (u.bytes[i] >> 4)];
+    text += digits[lower + (u.bytes[i] & 15)];
+  }
+  return text;
+}
+
+// --json; with --list-errors also "error_list": [{offset, line, column, reason, bytes}, ...].
+std::string validate_json(const std::string& name, const input_result& st, bool list) {
+  const summary& in = st.stats().input;
   std::string line = "{\"file\":" + json_string(name) + ",\"bytes\":" + std::to_string(in.bytes) +
                      ",\"valid\":" + (in.valid() ? "true" : "false") +
                      ",\"errors\":" + std::to_string(in.errors) + ",\"first_error\":";
-  if (const auto& e = in.first_error) {
-    line += "{\"offset\":" + std::to_string(e->offset) + ",\"line\":" + std::to_string(e->line) +
-            ",\"column\":" + std::to_string(e->column) + '}';
-  } else {
-    line += "null";
+  line += in.first_error ? position_json(*in.first_error) + '}' : std::string("null");
+  if (list) {
+    line += ",\"error_list\":[";
+    const auto units = st.listed_errors();
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (i != 0) line += ',';
+      line += position_json(units[i].at);
+      line += ",\"bytes\":\"" + hex_bytes(units[i], false) + "\"}";
+    }
+    line += ']';
   }
   return line + "}\n";
 }
 
+// --list-errors in text: one line per error unit, as the stderr report words the first.
+std::string error_lines(const std::string& name, const input_result& st) {
+  std::string text;
+  for (const error_unit& u : st.listed_errors())
+    text += name + ": " + describe_position("UTF-8", u.at) + " [" + hex_bytes(u, true) + "]\n";
+  return text;
+}
+
+// -l / -L: whether this input's name is printed.
+bool listed_by_name(cli_options::file_list list, bool valid) {
+  return list == cli_options::file_list::invalid ? !valid : list == cli_options::file_list::valid && valid;
+}
+
 }  // namespace
 
-std::string describe_invalid(operation op, const summary& input) {
-  const bool utf32 = op == operation::encode;
-  std::string text = utf32 ? "invalid UTF-32" : "invalid UTF-8";
-  const auto& e = input.first_error;
-  if (!e) return text;  // the library counted an error without locating it: say what we can
-  text += " at byte " + std::to_string(e->offset);
-  if (!utf32)
-    text += " (line " + std::to_string(e->line) + ", column " + std::to_string(e->column) + ')';
-  return text + ": " + std::string(describe(e->kind));
+void record_unreadable_as_json(session& s) {
+  s.on_unreadable([&s](const std::string& name, const std::string& reason) {
+    s.out().write("{\"file\":" + json_string(name) + ",\"error\":" + json_string(reason) + "}\n");
+  });
+}
+
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  return std::to_string(n) + ' ' + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+std::string describe_position(std::string_view input, const error_position& e) {
+  // Line and column count bytes in UTF-8 and code points in UTF-32 and UTF-16.
+  return "invalid " + std::string(input) + " at byte " +
+         std::to_string(e.offset) + " (line " + std::to_string(e.line) + ", column " +
+         std::to_string(e.column) + "): " + std::string(describe(e.kind));
+}
+
+std::string describe_invalid(std::string_view input, const summary& in) {
+  if (in.first_error) return describe_position(input, *in.first_error);
+  return "invalid " + std::string(input);  // counted without a place: say what we can
 }
 
 void run_transcode(session& s) {
   const cli_options& opt = s.options();
   const operation op = opt.command == command::encode ? operation::encode : operation::decode;
+  if (op == operation::decode && !opt.output && !opt.force && ::isatty(STDOUT_FILENO) == 1)
+    throw usage_error("refusing to write binary " + std::string(name_of(opt.form)) +
+                      " to a terminal; use -o OUT, -o - or -f/--force", "gutf8 decode --help");
+  const std::string_view input = op == operation::encode ? name_of(opt.form) : "UTF-8";
   text_output out(s, opt.output);
   s.for_each_input(s.config(op), &out.writer(),
                    [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
     if (s.invalid_input_fails() && !in.valid()) {
-      s.error(name + ": " + describe_invalid(op, in));
+      s.error(name + ": " + describe_invalid(input, in));
       s.raise(exit_invalid);
     }
   });
@@ -53,17 +109,23 @@ void run_validate(session& s) {
   const bool repair = opt.policy != error_policy::strict;
   std::optional<text_output> out;
   if (repair) out.emplace(s, opt.output);
-  const auto config = s.config(repair ? operation::sanitize : operation::validate);
+  auto config = s.config(repair ? operation::sanitize : operation::validate);
+  config.max_listed_errors = opt.max_listed_errors;
+  const bool list = opt.max_listed_errors != 0;
+  if (opt.json) record_unreadable_as_json(s);
   s.for_each_input(config, out ? &out->writer() : nullptr,
                    [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
     if (s.invalid_input_fails() && !in.valid()) s.raise(exit_invalid);
-    if (opt.json) {
-      s.out().write(validate_json(name, in));
-    } else if (!in.valid() && !opt.quiet) {
-      s.report(name + ": " + describe_invalid(operation::validate, in) + "; " +
-               std::to_string(in.errors) +
-               " invalid sequences");  // SPEC §2 wording, fixed for parsers, even for 1
+    if (opt.names_only != cli_options::file_list::none) {
+      if (listed_by_name(opt.names_only, in.valid())) s.out().write(name + '\n');
+    } else if (opt.json) {
+      s.out().write(validate_json(name, st, list));
+    } else {
+      if (list) s.out().write(error_lines(name, st));
+      if (in.valid() || opt.quiet) return;
+      s.report(name + ": " + describe_invalid("UTF-8", in) + "; " +
+               count_of(in.errors, "invalid sequence"));
     }
   });
   if (out) out->finish(s.status() < exit_failure);

@@ -13,7 +13,16 @@ void run_stats(session& s);
 // Runs the parsed command line; returns the exit status (quietly 0-contributing on EPIPE).
 int run_command(const cli_options& options);
 
-// "invalid UTF-8 at byte 1 (line 1, column 2): REASON" / "invalid UTF-32 at byte 4: REASON"
-std::string describe_invalid(operation op, const summary& input);
+// --json: a record {"file","error"} for each input that cannot be read.
+void record_unreadable_as_json(session& s);
+
+// "1 invalid sequence", "2 invalid sequences": English plural by appending "s".
+std::string count_of(std::uint64_t n, std::string_view noun);
+
+// "invalid UTF-8 at byte 1 (line 1, column 2): REASON"; input: "UTF-8", "UTF-16LE", ...
+std::string describe_position(std::string_view input, const error_position& e);
+
+// "invalid UTF-8 at byte 1 (line 1, column 2): REASON" / "invalid UTF-16LE at byte 4 (...): REASON"
+std::string describe_invalid(std::string_view input, const summary& in);
 
 }  // namespace gutf8::cli

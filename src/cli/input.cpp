@@ -49,12 +49,12 @@ input_file::input_file(const std::string& path) : name_(display_name(path)) {
     fd_ = file_descriptor(STDIN_FILENO, /*owned=*/false);
   } else {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw input_error(name_ + ": " + error_text(errno));
+    if (fd < 0) throw input_error(name_, error_text(errno));
     fd_ = file_descriptor(fd);
   }
   struct stat st {};
-  if (::fstat(fd_.get(), &st) != 0) throw input_error(name_ + ": " + error_text(errno));
-  if (S_ISDIR(st.st_mode)) throw input_error(name_ + ": " + error_text(EISDIR));
+  if (::fstat(fd_.get(), &st) != 0) throw input_error(name_, error_text(errno));
+  if (S_ISDIR(st.st_mode)) throw input_error(name_, error_text(EISDIR));
   if (S_ISREG(st.st_mode) && !size_is_nominal(fd_.get())) {
     size_ = static_cast<std::uint64_t>(st.st_size);
     (void)::posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint; failure is harmless
@@ -78,7 +78,7 @@ std::size_t input_file::read_at(std::span<std::byte> buffer, std::uint64_t offse
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw input_error(name_ + ": " + error_text(errno));
+      throw input_error(name_, error_text(errno));
     }
     got += static_cast<std::size_t>(n);
   }
@@ -87,13 +87,13 @@ std::size_t input_file::read_at(std::span<std::byte> buffer, std::uint64_t offse
 
 std::uint64_t input_file::tell() const {
   const off_t at = ::lseek(fd_.get(), 0, SEEK_CUR);
-  if (at < 0) throw input_error(name_ + ": " + error_text(errno));
+  if (at < 0) throw input_error(name_, error_text(errno));
   return static_cast<std::uint64_t>(at);
 }
 
 void input_file::seek(std::uint64_t offset) {
   if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0)
-    throw input_error(name_ + ": " + error_text(errno));
+    throw input_error(name_, error_text(errno));
 }
 
 std::size_t input_file::read_parallel(std::span<std::byte> buffer, std::uint64_t at) {
@@ -151,7 +151,7 @@ std::size_t input_file::read(std::span<std::byte> buffer, const std::atomic<bool
     }
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw input_error(name_ + ": " + error_text(errno));
+      throw input_error(name_, error_text(errno));
     }
     filled += static_cast<std::size_t>(n);
   }
@@ -169,6 +169,6 @@ void input_file::read_exactly_at(std::span<std::byte> buffer, std::uint64_t offs
   if (read_at(buffer, offset) != buffer.size()) shrank();
 }
 
-void input_file::shrank() const { throw input_error(name_ + ": the file shrank while it was read"); }
+void input_file::shrank() const { throw input_error(name_, "the file shrank while it was read"); }
 
 }  // namespace gutf8::cli

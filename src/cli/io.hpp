@@ -19,7 +19,13 @@ class io_error : public std::runtime_error {
 // An input that cannot be opened or read. Only that file is lost: the others still run.
 class input_error : public io_error {
  public:
-  using io_error::io_error;
+  input_error(const std::string& name, const std::string& reason)
+      : io_error(name + ": " + reason), name_(name), reason_(reason) {}
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string name_, reason_;
 };
 
 // The reader downstream went away (EPIPE). Not an error: the work ends quietly.

@@ -1,32 +1,57 @@
 #include "cli/json.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
-#include "gutf8/codec.hpp"
+#include "gutf8/detail/utf8_rules.hpp"
 
 namespace gutf8::cli {
+namespace {
+
+// Length of the well-formed UTF-8 sequence at the start of s, 0 when none starts there.
+std::size_t well_formed_length(std::string_view s) {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(s[i]); };
+  const unsigned length = detail::sequence_length(byte(0));
+  if (length == 0 || length > s.size()) return 0;
+  for (unsigned i = 1; i < length; ++i)
+    if (!detail::continues(byte(0), i, byte(i))) return 0;
+  return length;
+}
+
+std::string unicode_escape(unsigned unit) {
+  char escaped[8];
+  std::snprintf(escaped, sizeof escaped, "\\u%04x", unit);
+  return escaped;
+}
+
+void append_ascii(std::string& out, char c) {
+  switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) out += unicode_escape(static_cast<unsigned char>(c));
+      else out += c;
+  }
+}
+
+}  // namespace
 
 std::string json_string(std::string_view text) {
-  // The CPU backend: a file name is never worth a GPU.
-  const std::u8string utf8 =
-      gutf8::sanitize(text, error_policy::replace, nullptr, options{backend::cpu});
   std::string out = "\"";
-  for (const char8_t c : utf8) {
-    switch (c) {
-      case u8'"': out += "\\\""; break;
-      case u8'\\': out += "\\\\"; break;
-      case u8'\n': out += "\\n"; break;
-      case u8'\r': out += "\\r"; break;
-      case u8'\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
-          out += escaped;
-        } else {
-          out += static_cast<char>(c);
-        }
+  while (!text.empty()) {
+    const std::size_t length = well_formed_length(text);
+    if (length == 1) {
+      append_ascii(out, text.front());
+    } else if (length > 1) {
+      out.append(text.substr(0, length));
+    } else {
+      // PEP 383 "surrogateescape": byte XX becomes U+DCXX, so os.fsencode() gives it back.
+      out += unicode_escape(0xDC00u + static_cast<std::uint8_t>(text.front()));
     }
+    text.remove_prefix(length == 0 ? 1 : length);
   }
   return out + '"';
 }

@@ -6,10 +6,12 @@
 #include <boost/program_options.hpp>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <limits>
 #include <sstream>
 
+#include "cli/progress.hpp"
 #include "gutf8/version.hpp"
 
 namespace gutf8::cli {
@@ -26,11 +28,15 @@ struct raw_values {
   std::string gpu_memory = "0";
   std::string threads = "0";
   std::string top = "0";
+  std::string max_errors;  // empty: not given
   std::string errors = "strict";
+  std::string form = "utf-32le";
   std::string output;
   std::vector<std::string> inputs;
   bool progress = false, no_progress = false, verbose = false, help = false, version = false;
-  bool replace = false, drop = false, json = false, quiet = false;
+  bool replace = false, drop = false, json = false, quiet = false, force = false;
+  bool bom = false;
+  bool list_errors = false, files_with_errors = false, files_without_errors = false;
 };
 
 constexpr std::array commands{command::decode, command::encode, command::validate, command::stats};
@@ -49,8 +55,9 @@ po::options_description common_options(raw_values& v) {
      "CUDA device ordinal, a comma-separated list, or all usable GPUs; a regular file is spread "
      "over every GPU named (default 0)")
     ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
-     "read and process SIZE bytes at a time; K, M and G are multiples of 1024; "
-     "at least 16 (default 16M; the CPU backend reads a regular file in pieces of at most 2M)")
+     "read and process SIZE bytes at a time (16 to 1G; K, M and G are multiples of 1024; "
+     "default 16M): applies to standard input, pipes and the GPU backend; the CPU backend "
+     "runs a regular file in pieces of the smaller of SIZE and 2M")
     ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
      "cap the GPU memory gutf8 uses; K, M and G as for --chunk-size, 0 = no cap (default 0); "
      "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
@@ -68,8 +75,8 @@ po::options_description common_options(raw_values& v) {
 
 void add_output_option(po::options_description& d, raw_values& v) {
   d.add_options()("output,o", po::value(&v.output)->value_name("OUT"),
-                  "write to OUT instead of standard output; OUT appears only if the "
-                  "command succeeds (written to a temporary, then renamed)");
+                  "write to OUT instead of standard output (- is standard output); OUT "
+                  "appears only if the command succeeds (written to a temporary, then renamed)");
 }
 
 po::options_description command_options(command c, raw_values& v) {
@@ -78,6 +85,20 @@ po::options_description command_options(command c, raw_values& v) {
     case command::decode:
     case command::encode:
       add_output_option(d, v);
+      if (c == command::decode) {
+        d.add_options()
+          ("to", po::value(&v.form)->value_name("utf-32le|utf-32be|utf-16le|utf-16be"),
+           "the output form (default utf-32le); UTF-16 writes a surrogate pair above U+FFFF")
+          ("bom", po::bool_switch(&v.bom), "write U+FEFF in the output form first (none by default)")
+          ("force,f", po::bool_switch(&v.force),
+           "write the binary output to standard output even when it is a terminal "
+           "(refused otherwise, as gzip does; -o - also allows it)");
+      } else {
+        d.add_options()
+          ("from", po::value(&v.form)->value_name("utf-32le|utf-32be|utf-16le|utf-16be"),
+           "the input form (default utf-32le); a BOM is read as the character U+FEFF, as iconv "
+           "reads these explicit byte orders; in UTF-16 an unpaired surrogate is an error unit");
+      }
       d.add_options()("errors", po::value(&v.errors)->value_name("strict|replace|drop"),
                       "strict: stop at the first error unit (exit 1); replace: each becomes "
                       "U+FFFD; drop: each is removed (default strict)");
@@ -90,14 +111,29 @@ po::options_description command_options(command c, raw_values& v) {
       add_output_option(d, v);
       d.add_options()
         ("json", po::bool_switch(&v.json),
-         "print one JSON object per file to stdout instead of the stderr line; "
-         "with --replace or --drop, -o OUT is required")
-        ("quiet,q", po::bool_switch(&v.quiet), "print no stderr line; exit status only");
+         "print JSON Lines to stdout instead of the stderr line: one object per file, one "
+         "per line (an unreadable file gets {\"file\",\"error\"}); with --replace or "
+         "--drop, -o OUT is required")
+        ("quiet,q", po::bool_switch(&v.quiet),
+         "print no stderr line and no progress bar; exit status only")
+        ("list-errors", po::bool_switch(&v.list_errors),
+         "also list every error unit to stdout, one line each: FILE: invalid UTF-8 at byte "
+         "OFFSET (line L, column C): REASON [HEX BYTES]; with --json, an \"error_list\" array "
+         "in the file's object")
+        ("max-errors", po::value(&v.max_errors)->value_name("N"),
+         "with --list-errors, list at most N error units per file (1 or more, default 1000)")
+        ("files-with-errors,l", po::bool_switch(&v.files_with_errors),
+         "print only the names of invalid inputs, one per line (as grep -l, isutf8 -l)")
+        ("files-without-errors,L", po::bool_switch(&v.files_without_errors),
+         "print only the names of valid inputs, one per line (as grep -L)");
       break;
     case command::stats:
       d.add_options()
         ("top", po::value(&v.top)->value_name("N"), "also list the N most frequent code points")
-        ("json", po::bool_switch(&v.json), "print one JSON object per file");
+        ("json", po::bool_switch(&v.json),
+         "print JSON Lines: one object per file, one per line (an unreadable file gets "
+         "{\"file\",\"error\"}), then over several files {\"total\":true,\"files\":N,...}; "
+         "top code points as \"U+XXXX\" and as an integer \"value\"");
       break;
   }
   return d;
@@ -106,11 +142,14 @@ po::options_description command_options(command c, raw_values& v) {
 std::string_view synopsis(command c) {
   switch (c) {
     case command::decode:
-      return "gutf8 decode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
+      return "gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=strict|replace|drop]\n"
+             "       [--to FORM] [--bom] [OPTIONS]";
     case command::encode:
-      return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [OPTIONS]";
+      return "gutf8 encode [FILE|-]... [-o OUT] [--errors=strict|replace|drop] [--from FORM]\n"
+             "       [OPTIONS]";
     case command::validate:
-      return "gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q] [OPTIONS]";
+      return "gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
+             "       [--list-errors [--max-errors N]] [-l | -L] [OPTIONS]";
     case command::stats:
       return "gutf8 stats [FILE|-]... [--top N] [--json] [OPTIONS]";
   }
@@ -120,12 +159,14 @@ std::string_view synopsis(command c) {
 std::string_view summary_of(command c) {
   switch (c) {
     case command::decode:
-      return "Decode UTF-8 to UTF-32LE (4 bytes a code point, no BOM added).\n"
+      return "Decode UTF-8 to UTF-32LE (4 bytes a code point, no BOM added), or with --to to\n"
+             "UTF-32BE, UTF-16LE or UTF-16BE.\n"
              "Exit status: 0 success, 1 invalid input (strict), 2 usage error,\n"
              "3 I/O or device failure.\n";
     case command::encode:
-      return "Encode UTF-32LE to UTF-8. A value above 0x10FFFF or in D800..DFFF, and 1 to 3\n"
-             "trailing bytes, are error units.\n"
+      return "Encode UTF-32LE (or with --from UTF-32BE, UTF-16LE or UTF-16BE) to UTF-8. A value\n"
+             "above 0x10FFFF or in D800..DFFF, and 1 to 3 trailing bytes, are error units; in\n"
+             "UTF-16 an unpaired surrogate, and a cut pair or odd byte at the end.\n"
              "Exit status: 0 success, 1 invalid input (strict), 2 usage error,\n"
              "3 I/O or device failure.\n";
     case command::validate:
@@ -139,7 +180,8 @@ std::string_view summary_of(command c) {
     case command::stats:
       return "Count bytes, code points, lines (LF bytes), error units and 1/2/3/4-byte\n"
              "sequences; --top N lists the most frequent code points (U+XXXX, count, and\n"
-             "the character when it is visible).\n"
+             "the character when it is visible). Over several files, a total follows, as wc\n"
+             "prints one (its top N counted over all of them).\n"
              "Exit status: 0 even when the input has errors (they are counted), 2 usage\n"
              "error, 3 I/O or device failure.\n";
   }
@@ -179,15 +221,20 @@ std::string command_help(command c) {
 std::string global_help() {
   raw_values unused;
   std::ostringstream s;
-  s << "Usage: gutf8 decode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
-       "       gutf8 encode   [FILE|-]... [-o OUT] [--errors=strict|replace|drop]\n"
-       "       gutf8 validate [FILE|-]... [--replace | --drop] [-o OUT] [--json] [-q]\n"
-       "       gutf8 stats    [FILE|-]... [--top N] [--json]\n"
-       "       gutf8 --help | --version\n\n"
-       "Validate, decode, repair and encode UTF-8 on the CPU or an NVIDIA GPU.\n\n"
+  // GNU's "Usage: / or:" layout, which help2man turns into the man page's SYNOPSIS.
+  s << "Usage: gutf8 decode [FILE|-]... [-o OUT] [-f] [--errors=POLICY] [--to FORM] [--bom]\n"
+       "  or:  gutf8 encode [FILE|-]... [-o OUT] [--errors=POLICY] [--from FORM]\n"
+       "  or:  gutf8 validate [FILE|-]... [--replace|--drop] [-o OUT] [--json] [-q] [-l|-L]\n"
+       "  or:  gutf8 validate --list-errors [--max-errors N] [--json] [FILE|-]...\n"
+       "  or:  gutf8 stats [FILE|-]... [--top N] [--json]\n"
+       "  or:  gutf8 --help | --version\n\n"
+       "Validate, decode, repair and encode UTF-8 on the CPU or an NVIDIA GPU.\n"
+       "POLICY is strict, replace or drop; FORM is utf-32le (the default), utf-32be,\n"
+       "utf-16le or utf-16be.\n\n"
        "Commands:\n"
-       "  decode    UTF-8 to UTF-32LE (4 bytes a code point, no BOM added)\n"
-       "  encode    UTF-32LE to UTF-8\n"
+       "  decode    UTF-8 to UTF-32LE (4 bytes a code point, no BOM added), UTF-32BE,\n"
+       "            UTF-16LE or UTF-16BE\n"
+       "  encode    UTF-32LE, UTF-32BE, UTF-16LE or UTF-16BE to UTF-8\n"
        "  validate  check UTF-8; --replace or --drop also write the repaired text\n"
        "  stats     count bytes, code points, lines, errors and sequence lengths\n\n"
     << inputs_note << '\n';
@@ -232,6 +279,19 @@ gutf8::backend parse_backend(std::string_view text, command c) {
                         "' for --backend (expected auto, cuda or cpu)", help_hint(c));
 }
 
+// "utf-16le", "UTF-16LE", "utf16le": iconv's names, any case, the hyphen optional.
+text_form parse_form(std::string_view text, std::string_view option, command c) {
+  std::string key;
+  for (const char ch : text)
+    if (ch != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (key == "utf32le") return text_form::utf32le;
+  if (key == "utf32be") return text_form::utf32be;
+  if (key == "utf16le") return text_form::utf16le;
+  if (key == "utf16be") return text_form::utf16be;
+  throw usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
+                        " (expected utf-32le, utf-32be, utf-16le or utf-16be)", help_hint(c));
+}
+
 error_policy parse_policy(std::string_view text, command c) {
   if (text == "strict") return error_policy::strict;
   if (text == "replace") return error_policy::replace;
@@ -249,8 +309,14 @@ void check_combinations(command c, const raw_values& v) {
   const bool repair = v.replace || v.drop;
   if (!v.output.empty() && !repair)
     fail("-o needs --replace or --drop (validate writes no text otherwise)");
-  if (v.json && repair && v.output.empty())
-    fail("--json with --replace or --drop needs -o OUT (standard output carries the JSON)");
+  const bool names = v.files_with_errors || v.files_without_errors;
+  if (v.files_with_errors && v.files_without_errors) fail("-l and -L exclude each other");
+  if (names && (v.json || v.list_errors)) fail("-l and -L print names only: not with --json or --list-errors");
+  if (!v.max_errors.empty() && !v.list_errors) fail("--max-errors needs --list-errors");
+  // Standard output carries one thing: the JSON, the error list, the names, or the repaired text.
+  const char* report = v.json ? "--json" : v.list_errors ? "--list-errors" : names ? "-l and -L" : nullptr;
+  if (report && repair && v.output.empty())
+    fail(std::string(report) + " with --replace or --drop needs -o OUT (standard output carries the report)");
 }
 
 // --device N, N,M,... or all: the first listed is the one a stream (standard input) uses.
@@ -275,23 +341,37 @@ cli_options to_options(command c, const raw_values& v) {
   cli_options o;
   o.command = c;
   o.inputs = v.inputs.empty() ? std::vector<std::string>{"-"} : v.inputs;
-  if (!v.output.empty()) o.output = v.output;
-  if (c == command::decode || c == command::encode) o.policy = parse_policy(v.errors, c);
+  if (!v.output.empty() && v.output != "-") o.output = v.output;
+  o.force = v.force || v.output == "-";
+  if (c == command::decode || c == command::encode) {
+    o.policy = parse_policy(v.errors, c);
+    o.form = parse_form(v.form, c == command::decode ? "to" : "from", c);
+  }
+  o.bom = v.bom;
   if (v.replace) o.policy = error_policy::replace;
   if (v.drop) o.policy = error_policy::drop;
   o.json = v.json;
   o.quiet = v.quiet;
+  if (v.list_errors) {
+    o.max_listed_errors =
+        v.max_errors.empty() ? default_max_errors : parse_unsigned<std::size_t>(v.max_errors, "max-errors", c);
+    if (o.max_listed_errors == 0)
+      throw usage_error("invalid value '0' for --max-errors (expected 1 or more)", help_hint(c));
+  }
+  if (v.files_with_errors) o.names_only = cli_options::file_list::invalid;
+  if (v.files_without_errors) o.names_only = cli_options::file_list::valid;
   o.top = parse_unsigned<std::size_t>(v.top, "top", c);
   o.backend.backend = parse_backend(v.backend, c);
   parse_devices(v.device, c, o);
   o.backend.threads = parse_unsigned<unsigned>(v.threads, "threads", c);
   try {
-    o.chunk_size = parse_size(v.chunk_size, "chunk-size");
-    o.backend.device_memory_limit = parse_size(v.gpu_memory, "gpu-memory", 0);
+    o.chunk_size = parse_size(v.chunk_size, "chunk-size", min_chunk_size, max_chunk_size);
+    o.backend.device_memory_limit = parse_size(v.gpu_memory, "gpu-memory", 0,
+                                               std::numeric_limits<std::size_t>::max());
   } catch (const usage_error& e) {
     throw usage_error(e.what(), help_hint(c));
   }
-  o.progress = !v.no_progress;
+  o.progress = !v.no_progress && !v.quiet;
   o.verbose = v.verbose;
   return o;
 }
@@ -333,7 +413,8 @@ std::string_view name_of(command c) noexcept {
   return "?";
 }
 
-std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min) {
+std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min,
+                       std::size_t max) {
   const auto bad = [&](const std::string& why) {
     return usage_error("invalid value '" + std::string(text) + "' for --" + std::string(option) +
                            ": " + why, "gutf8 --help");
@@ -353,10 +434,10 @@ std::size_t parse_size(std::string_view text, std::string_view option, std::size
       default: throw bad("expected a number with an optional K, M or G");
     }
   }
-  if (value > (std::uint64_t(std::numeric_limits<std::size_t>::max()) >> shift))
-    throw bad("too large");
+  const auto range = [&] { return "from " + human_bytes(min) + " to " + human_bytes(max); };
+  if (value > (std::uint64_t(max) >> shift)) throw bad("too large (expected " + range() + ")");
   value <<= shift;
-  if (value < min) throw bad("at least " + std::to_string(min) + " bytes");
+  if (value < min) throw bad("too small (expected " + range() + ")");
   return static_cast<std::size_t>(value);
 }
 

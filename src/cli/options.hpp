@@ -30,18 +30,28 @@ class usage_error : public std::runtime_error {
 enum class command : unsigned char { decode, encode, validate, stats };
 std::string_view name_of(command c) noexcept;
 
+inline constexpr std::size_t default_max_errors = 1000;
 inline constexpr std::size_t default_chunk_size = std::size_t{16} << 20;  // 16 MiB
 inline constexpr std::size_t min_chunk_size = 16;
+// Buffers of a few chunks are allocated up front (decode output is 4x); beyond 1 GiB they buy no
+// speed and risk a bare out-of-memory failure.
+inline constexpr std::size_t max_chunk_size = std::size_t{1} << 30;
 
 struct cli_options {
   gutf8::cli::command command = command::validate;
   std::vector<std::string> inputs;     // "-" is standard input; never empty after parsing
-  std::optional<std::string> output;   // -o OUT
+  std::optional<std::string> output;   // -o OUT; "-o -" is standard output (left empty)
+  bool force = false;                  // -f, or -o -: binary output even to a terminal
+  text_form form = text_form::utf32le; // decode --to, encode --from
+  bool bom = false;                    // decode --bom
   // decode/encode: --errors; validate: replace or drop with --replace/--drop, else strict
   // (strict there means "no repaired output").
   error_policy policy = error_policy::strict;
   bool json = false;
-  bool quiet = false;                  // validate -q
+  bool quiet = false;                  // validate -q (also hides the progress bar)
+  std::size_t max_listed_errors = 0;   // validate --list-errors: list up to this many per file
+  // validate -l / -L: print only the names of invalid / valid inputs.
+  enum class file_list : unsigned char { none, invalid, valid } names_only = file_list::none;
   std::size_t top = 0;                 // stats --top N
   gutf8::options backend{};
   std::vector<int> devices;            // --device N,M,...: the GPUs a regular file is spread over
@@ -61,8 +71,9 @@ struct parse_result {
 // Throws usage_error for anything malformed.
 parse_result parse_command_line(int argc, const char* const* argv);
 
-// "16", "64K", "1M", "2G" (multiples of 1024); throws usage_error below `min` bytes or when
-// malformed. Exposed for the tests of the option parser.
-std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min = min_chunk_size);
+// "16", "64K", "1M", "2G" (multiples of 1024); throws usage_error outside [min, max] bytes or
+// when malformed. Exposed for the tests of the option parser.
+std::size_t parse_size(std::string_view text, std::string_view option, std::size_t min,
+                       std::size_t max);
 
 }  // namespace gutf8::cli

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
+#include <sys/ioctl.h>
 #include <unistd.h>
+#include <vector>
 
 #include "cli/io.hpp"
 
@@ -29,18 +31,63 @@ std::string rate(std::uint64_t bytes, steady_clock::duration elapsed) {
   return s > 0 ? format("%.2f GB/s", double(bytes) / s / 1e9) : std::string("-- GB/s");
 }
 
-}  // namespace
+struct unit_scale {
+  const char* name;
+  double divisor;
+};
 
-std::string human_bytes(std::uint64_t bytes) {
+// The largest unit in which `bytes` is at least `least` (human_bytes: 1; the bar: 10, so that
+// "1006.0 / 1024.0 MiB" moves in visible steps where "1.0 / 1.0 GiB" would stand still).
+unit_scale scale_for(std::uint64_t bytes, double least = 1) {
   static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = double(bytes);
+  double divisor = 1;
   std::size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
+  while (double(bytes) / (divisor * 1024) >= least && unit + 1 < std::size(units)) {
+    divisor *= 1024;
     ++unit;
   }
-  return unit == 0 ? format("%llu B", static_cast<unsigned long long>(bytes))
-                   : format("%.1f %s", value, units[unit]);
+  return {units[unit], divisor};
+}
+
+std::string in_unit(std::uint64_t bytes, unit_scale scale) {
+  if (scale.divisor == 1) return format("%llu", static_cast<unsigned long long>(bytes));
+  return format("%.1f", double(bytes) / scale.divisor);
+}
+
+}  // namespace
+
+std::string progress_text(std::uint64_t done, std::optional<std::uint64_t> total,
+                          steady_clock::duration elapsed, unsigned columns) {
+  std::vector<std::string> fields;
+  if (total && *total > 0) {
+    const unit_scale scale = scale_for(*total, 10);
+    const double fraction = std::min(1.0, double(done) / double(*total));
+    fields.push_back(in_unit(done, scale) + " / " + in_unit(*total, scale) + ' ' + scale.name);
+    fields.push_back(format("%3.0f%%", 100 * fraction));
+    fields.push_back(rate(done, elapsed));
+    if (done > 0 && fraction < 1) {
+      const auto eta =
+          static_cast<unsigned long long>(std::ceil(seconds(elapsed) * (1 - fraction) / fraction));
+      fields.push_back(format("ETA %llu:%02llu", eta / 60, eta % 60));
+    }
+  } else {
+    fields.push_back(human_bytes(done));
+    fields.push_back(rate(done, elapsed));
+  }
+  const std::size_t room = columns > 1 ? columns - 1 : 0;
+  std::string text;
+  for (const auto& field : fields) {
+    const std::size_t needed = text.size() + (text.empty() ? 0 : 2) + field.size();
+    if (!text.empty() && needed > room) break;
+    if (!text.empty()) text += "  ";
+    text += field;
+  }
+  return text.substr(0, room);
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  const unit_scale scale = scale_for(bytes);
+  return in_unit(bytes, scale) + ' ' + scale.name;
 }
 
 bool progress_bar::wanted(bool enabled_by_options) {
@@ -63,27 +110,19 @@ void progress_bar::advance(std::uint64_t bytes) {
 
 void progress_bar::draw(steady_clock::time_point now) {
   last_draw_ = now;
-  const auto elapsed = now - start_;
   // Appended piece by piece: GCC 12 gives a false -Wrestrict for "literal" + string.
   std::string line = "\r";
-  line += human_bytes(done_);
-  if (total_ && *total_ > 0) {
-    const double fraction = std::min(1.0, double(done_) / double(*total_));
-    line += " / ";
-    line += human_bytes(*total_);
-    line += format(" %3.0f%%  ", 100 * fraction);
-    line += rate(done_, elapsed);
-    if (done_ > 0 && fraction < 1) {
-      const auto eta =
-          static_cast<unsigned long long>(std::ceil(seconds(elapsed) * (1 - fraction) / fraction));
-      line += format("  ETA %llu:%02llu", eta / 60, eta % 60);
-    }
-  } else {
-    line += "  ";
-    line += rate(done_, elapsed);
-  }
-  write_stderr(line + "\033[K");
+  line += progress_text(done_, total_, now - start_, terminal_columns());
+  line += "\033[K";
+  write_stderr(line);
   shown_ = true;
+}
+
+// Asked at each redraw, so a resized window is followed.
+unsigned progress_bar::terminal_columns() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
 }
 
 void progress_bar::clear() {

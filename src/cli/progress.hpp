@@ -14,6 +14,13 @@ using steady_clock = std::chrono::steady_clock;
 // "12.3 MiB"
 std::string human_bytes(std::uint64_t bytes);
 
+// The bar's text, without the carriage return: "1006.0 / 1024.0 MiB  98%  1.23 GB/s  ETA 0:01"
+// (done and total in one unit, the largest in which the total is at least 10), or "12.0 MiB  1.23 GB/s" without a total. Fields are left
+// out from the end, then the text cut, so that it fits in `columns` - 1 characters: writing
+// the last column makes some terminals wrap and leave a stale line behind at each redraw.
+std::string progress_text(std::uint64_t done, std::optional<std::uint64_t> total,
+                          steady_clock::duration elapsed, unsigned columns);
+
 class progress_bar {
  public:
   // True when a bar may be shown: it was not disabled and stderr is a terminal.
@@ -35,6 +42,7 @@ class progress_bar {
 
  private:
   void draw(steady_clock::time_point now);
+  static unsigned terminal_columns();
 
   bool enabled_ = false;
   std::optional<std::uint64_t> total_;

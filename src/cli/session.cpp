@@ -54,6 +54,8 @@ stream_config session::config(operation op, bool histogram) const {
   c.operation = op;
   c.policy = options_.policy;
   c.histogram = histogram;
+  c.form = options_.form;
+  c.bom = options_.bom;
   c.backend = options_.backend;
   return c;
 }
@@ -73,14 +75,20 @@ void session::for_each_input(const stream_config& config, fd_writer* sink, const
   for (const auto& path : options_.inputs) {
     try {
       input_file in(path);
-      const input_result result = in.size() && *in.size() != 0 ? run_regular_file(in, config, sink, top_n)
-                                                               : run_stream(in, config, sink, top_n);
+      const input_result result = takes_file_pipeline(in, config) ? run_regular_file(in, config, sink, top_n)
+                                                                  : run_stream(in, config, sink, top_n);
       done(in.name(), result);
     } catch (const input_error& e) {
-      error(e.what());
-      raise(exit_failure);
+      unreadable(e);
     }
   }
+}
+
+// A non-empty regular file, unless the run needs every byte to pass through one stream: the file
+// pipeline's pieces carry counts, not the bytes that an error list or another text form is made of.
+bool session::takes_file_pipeline(const input_file& in, const stream_config& config) {
+  return in.size() && *in.size() != 0 && config.max_listed_errors == 0 && config.form == text_form::utf32le &&
+         !config.bom;
 }
 
 input_result session::run_regular_file(input_file& in, const stream_config& config, fd_writer* sink,
@@ -115,7 +123,7 @@ input_result session::run_regular_file(input_file& in, const stream_config& conf
       report = process_file(in.native_handle(), base, fc, sink ? write : output_sink{}, advance, top_n);
     } catch (const gutf8::error& e) {
       if (e.code() != errc::io_failure) throw;
-      throw input_error(in.name() + ": " + e.what());
+      throw input_error(in.name(), e.what());
     }
   }
   if (pipe_closed) {
@@ -143,7 +151,9 @@ input_result session::run_stream(input_file& in, const stream_config& config, fd
     throw;
   }
   add_gpu_times(stream.timings());
-  return {stream.stats(), config.histogram && top_n != 0 ? stream.top(top_n) : std::vector<code_point_count>{}};
+  const auto errors = stream.listed_errors();
+  return {stream.stats(), config.histogram && top_n != 0 ? stream.top(top_n) : std::vector<code_point_count>{},
+          {errors.begin(), errors.end()}};
 }
 
 void session::add_gpu_times(const stream_timings& gpu) {
@@ -153,6 +163,12 @@ void session::add_gpu_times(const stream_timings& gpu) {
   times_.staging += gpu.staging_seconds;
   times_.gpu_bytes += gpu.gpu_bytes;
   times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
+}
+
+void session::unreadable(const input_error& e) {
+  error(e.what());
+  raise(exit_failure);
+  if (on_unreadable_) on_unreadable_(e.name(), e.reason());
 }
 
 // --chunk-size bytes, or less when the input is a smaller regular file (so a 1 KiB file does

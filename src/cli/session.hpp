@@ -25,12 +25,14 @@ enum exit_status : int { exit_ok = 0, exit_invalid = 1, exit_usage = 2, exit_fai
 
 class input_file;
 
-// What one input gave: its counts and, for stats --top, its most frequent code points.
+// What one input gave: its counts, for stats --top its most frequent code points, and for
+// --list-errors its first error units.
 class input_result {
  public:
-  input_result(const text_stats& stats, std::vector<code_point_count> top)
-      : stats_(stats), top_(std::move(top)) {}
+  input_result(const text_stats& stats, std::vector<code_point_count> top, std::vector<error_unit> errors = {})
+      : stats_(stats), top_(std::move(top)), errors_(std::move(errors)) {}
   [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
+  [[nodiscard]] std::span<const error_unit> listed_errors() const noexcept { return errors_; }
   // The n most frequent (at most the --top the run was given).
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const {
     return {top_.begin(), top_.begin() + static_cast<std::ptrdiff_t>(std::min(n, top_.size()))};
@@ -39,6 +41,7 @@ class input_result {
  private:
   text_stats stats_;
   std::vector<code_point_count> top_;
+  std::vector<error_unit> errors_;
 };
 
 class session {
@@ -67,12 +70,16 @@ class session {
   using done_function = std::function<void(const std::string& name, const input_result&)>;
   void for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
                       std::size_t top_n = 0);
+  // Also called, after the stderr message, for an input that cannot be read (--json records it).
+  using unreadable_function = std::function<void(const std::string& name, const std::string& reason)>;
+  void on_unreadable(unreadable_function f) { on_unreadable_ = std::move(f); }
 
   // Flushes standard output and prints the --verbose timings.
   void finish();
 
  private:
   [[nodiscard]] std::size_t chunk_bytes(std::optional<std::uint64_t> input_size) const;
+  static bool takes_file_pipeline(const input_file& in, const stream_config& config);
   input_result run_regular_file(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n);
   void add_gpu_times(const stream_timings& gpu);
   input_result run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n);
@@ -83,6 +90,9 @@ class session {
   progress_bar bar_;
   stage_times times_;
   pipeline pipeline_;  // its buffers are reused for every input
+  unreadable_function on_unreadable_;
+
+  void unreadable(const input_error& e);
 };
 
 // Where a command's text goes: -o OUT (atomically) or standard output.

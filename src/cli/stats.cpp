@@ -1,6 +1,10 @@
-// gutf8 stats: counts per file, as text for people or one JSON object per line.
+// gutf8 stats: counts per file, and over several files a total (as wc), as text for people or
+// JSON Lines.
 // Errors in the input are counted, not failed on: stats exits 0 for invalid text.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
@@ -48,9 +52,10 @@ std::string top_line(const code_point_count& entry, int count_width) {
   return text + '\n';
 }
 
-std::string stats_text(const std::string& name, const text_stats& st,
+// heading: "file:        NAME" or "total:       N files".
+std::string stats_text(const std::string& heading, const text_stats& st,
                        const std::vector<code_point_count>& top, std::size_t top_asked) {
-  std::string text = "file:        " + name + '\n';
+  std::string text = heading + '\n';
   text += count_line("bytes:", st.input.bytes);
   text += count_line("code points:", st.code_points);
   text += count_line("lines:", st.lines);
@@ -64,10 +69,10 @@ std::string stats_text(const std::string& name, const text_stats& st,
   return text;
 }
 
-std::string stats_json(const std::string& name, const text_stats& st,
+// key: "\"file\":NAME" or "\"total\":true,\"files\":N".
+std::string stats_json(const std::string& key, const text_stats& st,
                        const std::vector<code_point_count>& top) {
-  std::string json = "{\"file\":" + json_string(name) +
-                     ",\"bytes\":" + std::to_string(st.input.bytes) +
+  std::string json = "{" + key + ",\"bytes\":" + std::to_string(st.input.bytes) +
                      ",\"code_points\":" + std::to_string(st.code_points) +
                      ",\"lines\":" + std::to_string(st.lines) +
                      ",\"errors\":" + std::to_string(st.input.errors) + ",\"sequences\":{";
@@ -82,29 +87,78 @@ std::string stats_json(const std::string& name, const text_stats& st,
   for (std::size_t i = 0; i < top.size(); ++i) {
     json += i ? ",{\"code_point\":\"" : "{\"code_point\":\"";
     json += code_point_label(top[i].code_point);
-    json += "\",\"count\":";
+    json += "\",\"value\":";  // the same code point as an integer, for programs
+    json += std::to_string(std::uint32_t(top[i].code_point));
+    json += ",\"count\":";
     json += std::to_string(top[i].count);
     json += '}';
   }
   return json + "]}\n";
 }
 
+// The sum over the inputs that could be read, as wc's "total" line.
+class totals {
+ public:
+  void add(const input_result& st, bool with_top) {
+    ++files_;
+    const text_stats& one = st.stats();
+    sum_.input.bytes += one.input.bytes;
+    sum_.input.errors += one.input.errors;
+    sum_.code_points += one.code_points;
+    sum_.lines += one.lines;
+    for (std::size_t i = 0; i < sum_.by_length.size(); ++i) sum_.by_length[i] += one.by_length[i];
+    // Every code point of every file, so that the total's top N is exact.
+    if (with_top)
+      for (const code_point_count& c : st.top(SIZE_MAX)) counts_[c.code_point] += c.count;
+  }
+  [[nodiscard]] std::size_t files() const noexcept { return files_; }
+  [[nodiscard]] const text_stats& sum() const noexcept { return sum_; }
+  // The n most frequent over all files: count descending, then code point ascending.
+  [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const {
+    std::vector<code_point_count> all;
+    for (const auto& [code_point, count] : counts_) all.push_back({code_point, count});
+    n = std::min(n, all.size());
+    std::partial_sort(all.begin(), all.begin() + std::ptrdiff_t(n), all.end(),
+                      [](const code_point_count& a, const code_point_count& b) {
+                        return a.count != b.count ? a.count > b.count : a.code_point < b.code_point;
+                      });
+    all.resize(n);
+    return all;
+  }
+
+ private:
+  std::size_t files_ = 0;
+  text_stats sum_{};
+  std::map<char32_t, std::uint64_t> counts_;
+};
+
 }  // namespace
 
 void run_stats(session& s) {
   const cli_options& opt = s.options();
-  bool first = true;
+  const bool with_total = opt.inputs.size() > 1;
+  totals total;
+  if (opt.json) record_unreadable_as_json(s);
   s.for_each_input(s.config(operation::stats, opt.top > 0), nullptr,
                    [&](const std::string& name, const input_result& st) {
     const auto top = opt.top > 0 ? st.top(opt.top) : std::vector<code_point_count>{};
     if (opt.json) {
-      s.out().write(stats_json(name, st.stats(), top));
+      s.out().write(stats_json("\"file\":" + json_string(name), st.stats(), top));
     } else {
-      if (!first) s.out().write("\n");  // a blank line between files
-      s.out().write(stats_text(name, st.stats(), top, opt.top));
+      if (total.files() != 0) s.out().write("\n");  // a blank line between files
+      s.out().write(stats_text("file:        " + name, st.stats(), top, opt.top));
     }
-    first = false;
-  }, opt.top);
+    if (with_total) total.add(st, opt.top > 0);
+  }, with_total ? SIZE_MAX : opt.top);  // the total's top N needs every code point of every file
+  if (!with_total) return;
+  const std::string files = std::to_string(total.files());
+  if (opt.json) {
+    s.out().write(stats_json("\"total\":true,\"files\":" + files, total.sum(), total.top(opt.top)));
+  } else {
+    if (total.files() != 0) s.out().write("\n");
+    s.out().write(stats_text("total:       " + files + (total.files() == 1 ? " file" : " files"),
+                             total.sum(), total.top(opt.top), opt.top));
+  }
 }
 
 }  // namespace gutf8::cli

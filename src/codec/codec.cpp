@@ -29,8 +29,22 @@ std::string_view describe(error_kind kind) noexcept {
       return "incomplete sequence at end of input";
     case error_kind::ragged_tail:
       return "UTF-32 input length is not a multiple of 4";
+    case error_kind::unpaired_surrogate:
+      return "unpaired UTF-16 surrogate";
+    case error_kind::odd_length:
+      return "UTF-16 input length is odd";
   }
   return "unknown error";
+}
+
+std::string_view name_of(text_form form) noexcept {
+  switch (form) {
+    case text_form::utf32le: return "UTF-32LE";
+    case text_form::utf32be: return "UTF-32BE";
+    case text_form::utf16le: return "UTF-16LE";
+    case text_form::utf16be: return "UTF-16BE";
+  }
+  return "?";
 }
 
 namespace {
@@ -111,6 +125,35 @@ std::u8string sanitize(std::string_view utf8, error_policy policy, summary* info
   out.resize(r.written);
   if (info != nullptr) *info = r.input;
   return out;
+}
+
+namespace {
+
+// One session over the whole input in `form`, its output sized by the session itself.
+template <class Text>
+Text run_form(operation op, std::string_view in, text_form form, error_policy policy, summary* info,
+              const options& opt, bool bom) {
+  stream_config c{op, policy, false, opt};
+  c.form = form;
+  c.bom = bom;
+  internal::session s(c, /*single_block=*/true);
+  Text out(s.max_output(in.size()), {});
+  const std::size_t written = s.feed(bytes_of(as_bytes(in)), true, reinterpret_cast<std::uint8_t*>(out.data()));
+  out.resize(written);
+  if (info != nullptr) *info = s.stats().input;
+  return out;
+}
+
+}  // namespace
+
+std::string decode_to(std::string_view utf8, text_form form, error_policy policy, summary* info,
+                      const options& opt, bool bom) {
+  return run_form<std::string>(operation::decode, utf8, form, policy, info, opt, bom);
+}
+
+std::u8string encode_from(std::string_view text, text_form form, error_policy policy, summary* info,
+                          const options& opt) {
+  return run_form<std::u8string>(operation::encode, text, form, policy, info, opt, false);
 }
 
 }  // namespace gutf8

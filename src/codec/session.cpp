@@ -11,6 +11,13 @@ namespace gutf8::internal {
 
 namespace {
 constexpr bool never_stops(operation op) { return op == operation::validate || op == operation::stats; }
+
+// A strict transcode stops at the first error unit: that one is all it can list.
+std::size_t listable_errors(const stream_config& c) {
+  if (c.operation == operation::encode) return 0;  // UTF-32 input
+  const bool stops = !never_stops(c.operation) && c.policy == error_policy::strict;
+  return stops ? std::min<std::size_t>(c.max_listed_errors, 1) : c.max_listed_errors;
+}
 }  // namespace
 
 session::session(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block)
@@ -18,12 +25,31 @@ session::session(const stream_config& config, std::unique_ptr<block_processor> p
       op_(config.operation),
       policy_(never_stops(config.operation) ? error_policy::replace : config.policy),
       single_block_(single_block),
-      want_histogram_(config.histogram && config.operation == operation::stats) {}
+      want_histogram_(config.histogram && config.operation == operation::stats),
+      form_(config.operation == operation::decode || config.operation == operation::encode ? config.form
+                                                                                         : text_form::utf32le),
+      bom_pending_(config.bom && config.operation == operation::decode) {
+  if (op_ == operation::encode && form_ != text_form::utf32le) reader_.emplace(form_);
+  if (const std::size_t max = listable_errors(config); max != 0) {
+    listed_ = std::make_unique<std::vector<error_unit>>();
+    // The list lives on the heap, so the visitor stays right when the session is moved.
+    lister_.emplace([list = listed_.get(), max](const error_unit& u) {
+      list->push_back(u);
+      return list->size() < max;
+    });
+  }
+}
 
 session::session(const stream_config& config, bool single_block)
     : session(config, make_processor(config.backend), single_block) {}
 
 std::size_t session::max_output(std::size_t n) const noexcept {
+  // A UTF-16 or UTF-32BE decode output is never longer than UTF-32LE's.
+  const std::size_t bom = bom_pending_ ? 4 : 0;
+  return bom + max_codec_output(reader_ ? reader_->max_utf32(n) : n);
+}
+
+std::size_t session::max_codec_output(std::size_t n) const noexcept {
   const std::size_t width = output_width(op_);
   if (width == 0) return 0;
   return width * (carried_ + n) + (op_ == operation::encode ? 3 : 0);
@@ -31,6 +57,40 @@ std::size_t session::max_output(std::size_t n) const noexcept {
 
 std::size_t session::feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
   if (stopped_ || finished_) return 0;
+  if (lister_) {
+    lister_->feed(std::as_bytes(data));
+    if (at_end) lister_->finish();
+  }
+  std::size_t bom = 0;
+  if (bom_pending_) {
+    bom = write_bom(form_, out);
+    bom_pending_ = false;
+  }
+  if (reader_) return bom + feed_from_form(data, at_end, out + bom);
+  const std::size_t written = feed_codec(data, at_end, out == nullptr ? nullptr : out + bom);
+  if (op_ != operation::decode) return written;
+  return bom + utf32le_to_form(out + bom, written, form_);
+}
+
+std::size_t session::feed_from_form(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
+  const std::uint64_t before = stats_.input.bytes;
+  const bool placed = stats_.input.first_error.has_value();
+  reader_->read(data, at_end);
+  const std::size_t written = feed_codec(reader_->utf32(), at_end, out);
+  shown_ = stats_;
+  shown_.input.bytes = reader_->input_offset(stats_.input.bytes - before);
+  if (!placed && stats_.input.first_error) {
+    error_position e = *stats_.input.first_error;
+    const std::size_t p = e.offset - before;
+    e.offset = reader_->input_offset(p);
+    if (const error_kind k = reader_->kind_at(p); k != error_kind::none) e.kind = k;
+    shown_first_error_ = e;
+  }
+  shown_.input.first_error = shown_first_error_;
+  return written;
+}
+
+std::size_t session::feed_codec(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
   finished_ = at_end;
   std::size_t written = 0;
   if (carried_ != 0) {
@@ -85,6 +145,11 @@ block_result session::run_block(const std::uint8_t* data, std::size_t size, std:
 void session::commit(const block_result& r, const line_facts& lines, bool counted_lines) {
   if (stopped_ || finished_ || carried_ != 0)
     throw error(errc::invalid_argument, "session::commit: not a fresh session fed only by pieces");
+  // Pieces bring counts, not bytes: the error list would silently miss their units.
+  if (lister_)
+    throw error(errc::invalid_argument, "session::commit: a session that lists errors needs the bytes (feed)");
+  if (form_ != text_form::utf32le || bom_pending_)
+    throw error(errc::invalid_argument, "session::commit: another text form needs the bytes (feed)");
   account(r, lines, counted_lines);
 }
 

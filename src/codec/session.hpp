@@ -7,11 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "codec/block.hpp"
+#include "codec/forms.hpp"
 #include "codec/lines.hpp"
+#include "gutf8/errors.hpp"
 #include "gutf8/stream.hpp"
 
 namespace gutf8::internal {
@@ -27,13 +30,16 @@ class session {
 
   // Output bytes that feeding n more bytes may write at most.
   [[nodiscard]] std::size_t max_output(std::size_t n) const noexcept;
+  [[nodiscard]] std::size_t max_codec_output(std::size_t n) const noexcept;  // of UTF-8 / UTF-32LE
   // Consumes data as the next bytes of the input (at_end: and the last); writes the output
   // at out (room for max_output(data.size())) and returns the bytes written.
   std::size_t feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
 
   // Accounts a block that was processed elsewhere (file/pieces.hpp) as the next bytes of the
   // input, its output already placed by the caller. Only for a fresh session that is fed nothing
-  // else; its histogram, if any, comes from add_histogram. counted_lines: the block counted its newlines (stats needs them all).
+  // else, lists no errors (stream_config::max_listed_errors) and has the default text form; its
+  // histogram, if any, comes from add_histogram. counted_lines: the block counted its newlines
+  // (stats needs them all).
   // A block that did not count them leaves the newline state behind, so the first error after such blocks is
   // placed only after set_lines_before() has brought that state up to date.
   void commit(const block_result& r, const line_facts& lines, bool counted_lines);
@@ -45,11 +51,19 @@ class session {
   // Whether the next block's error would be the first one (and so needs the lines before it).
   [[nodiscard]] bool error_unplaced() const noexcept { return !stats_.input.first_error; }
 
-  [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
+  // In the input's terms: for encode from UTF-16 or UTF-32BE, bytes and offsets of that input.
+  [[nodiscard]] const text_stats& stats() const noexcept { return reader_ ? shown_ : stats_; }
   [[nodiscard]] bool stopped() const noexcept { return stopped_; }
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;
+  [[nodiscard]] std::span<const error_unit> listed_errors() const noexcept {
+    return listed_ ? std::span<const error_unit>(*listed_) : std::span<const error_unit>();
+  }
 
  private:
+  // feed for the UTF-8 / UTF-32LE codec itself.
+  std::size_t feed_codec(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
+  // encode from another form: read into UTF-32LE values, then report in the input's terms.
+  std::size_t feed_from_form(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
   block_result run_block(const std::uint8_t* data, std::size_t size, std::size_t end, bool at_end,
                          std::uint8_t* out);
   void account(const block_result& r, const line_facts& lines, bool counted_lines);
@@ -69,6 +83,13 @@ class session {
   std::array<std::uint8_t, 4> carry_{};
   std::size_t carried_ = 0;
   std::vector<std::uint64_t> histogram_;  // 0x110000 counters, allocated on first use
+  std::unique_ptr<std::vector<error_unit>> listed_;  // stream_config::max_listed_errors > 0
+  std::optional<error_walker> lister_;  // fills listed_
+  text_form form_;
+  bool bom_pending_;
+  std::optional<form_reader> reader_;  // encode from a form other than UTF-32LE
+  text_stats shown_{};                 // stats_ in the input's terms, with reader_
+  std::optional<error_position> shown_first_error_;
 };
 
 }  // namespace gutf8::internal

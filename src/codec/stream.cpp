@@ -66,6 +66,9 @@ stream_timings stream::timings() const { return internal::timings_of(*impl_->pro
 
 const text_stats& stream::stats() const noexcept { return impl_->session.stats(); }
 bool stream::stopped() const noexcept { return impl_->session.stopped(); }
+std::span<const error_unit> stream::listed_errors() const noexcept {
+  return impl_->session.listed_errors();
+}
 std::vector<code_point_count> stream::top(std::size_t n) const { return impl_->session.top(n); }
 
 

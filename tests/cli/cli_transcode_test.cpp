@@ -45,15 +45,16 @@ TEST_F(transcode, DecodeStrictStopsAtFirstErrorWithMessage) {
 }
 
 TEST_F(transcode, EncodeStrictMessages) {
-  write("surrogate", utf32le(U"ab") + utf32le(std::u32string(1, char32_t(0xD800))) + utf32le(U"c"));
+  // Line and column count code points: U+D800 is the second on line 2.
+  write("surrogate", utf32le(U"ab\nc") + utf32le(std::u32string(1, char32_t(0xD800))) + utf32le(U"c"));
   const result s = run({"encode", "surrogate"});
   EXPECT_EQ(s.status, 1);
-  EXPECT_EQ(s.err, "gutf8: surrogate: invalid UTF-32 at byte 8: " +
+  EXPECT_EQ(s.err, "gutf8: surrogate: invalid UTF-32LE at byte 16 (line 2, column 2): " +
                        std::string(describe(error_kind::surrogate)) + "\n");
   write("ragged", utf32le(U"a") + "b");
   const result t = run({"encode", "ragged"});
   EXPECT_EQ(t.status, 1);
-  EXPECT_EQ(t.err, "gutf8: ragged: invalid UTF-32 at byte 4: " +
+  EXPECT_EQ(t.err, "gutf8: ragged: invalid UTF-32LE at byte 4 (line 1, column 2): " +
                        std::string(describe(error_kind::ragged_tail)) + "\n");
   EXPECT_TRUE(std::string("a").starts_with(t.out));
   write("large", utf32le(std::u32string(1, char32_t(0x110000))));
@@ -175,13 +176,44 @@ TEST_F(transcode, StatsJsonPerFile) {
   EXPECT_EQ(r.out,
             "{\"file\":\"t\",\"bytes\":19,\"code_points\":12,\"lines\":2,\"errors\":1,"
             "\"sequences\":{\"1\":9,\"2\":1,\"3\":1,\"4\":1},"
-            "\"top\":[{\"code_point\":\"U+000A\",\"count\":2},"
-            "{\"code_point\":\"U+0061\",\"count\":2}]}\n"
+            "\"top\":[{\"code_point\":\"U+000A\",\"value\":10,\"count\":2},"
+            "{\"code_point\":\"U+0061\",\"value\":97,\"count\":2}]}\n"
             "{\"file\":\"<stdin>\",\"bytes\":4,\"code_points\":1,\"lines\":0,\"errors\":0,"
             "\"sequences\":{\"1\":0,\"2\":0,\"3\":0,\"4\":1},"
-            "\"top\":[{\"code_point\":\"U+1F600\",\"count\":1}]}\n");
+            "\"top\":[{\"code_point\":\"U+1F600\",\"value\":128512,\"count\":1}]}\n"
+            "{\"total\":true,\"files\":2,\"bytes\":23,\"code_points\":13,\"lines\":2,\"errors\":1,"
+            "\"sequences\":{\"1\":9,\"2\":1,\"3\":1,\"4\":2},"
+            "\"top\":[{\"code_point\":\"U+000A\",\"value\":10,\"count\":2},"
+            "{\"code_point\":\"U+0061\",\"value\":97,\"count\":2}]}\n");
   const result no_top = run({"stats", "--json", "t"});
   EXPECT_NE(no_top.out.find(",\"top\":[]}"), std::string::npos) << no_top.out;
+}
+
+TEST_F(transcode, StatsTotalOverSeveralFiles) {
+  // Per file the most frequent are a and c; over both it is b: the total's top is exact.
+  write("one", "aaabb");
+  write("two", "cccbb\xFF");
+  const result r = run({"stats", "--top", "1", "one", "missing", "two"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_TRUE(r.out.ends_with("\n\n"
+                              "total:       2 files\n"
+                              "bytes:       11\n"
+                              "code points: 10\n"
+                              "lines:       0\n"
+                              "errors:      1\n"
+                              "1-byte:      10\n"
+                              "2-byte:      0\n"
+                              "3-byte:      0\n"
+                              "4-byte:      0\n"
+                              "top 1:\n"
+                              "  U+0062   4  b\n")) << r.out;
+  const result j = run({"stats", "--json", "one", "two"});
+  EXPECT_TRUE(j.out.ends_with("\n{\"total\":true,\"files\":2,\"bytes\":11,\"code_points\":10,\"lines\":0,"
+                              "\"errors\":1,\"sequences\":{\"1\":10,\"2\":0,\"3\":0,\"4\":0},\"top\":[]}\n"))
+      << j.out;
+  // One input: no total, as wc.
+  EXPECT_EQ(run({"stats", "one"}).out.find("total"), std::string::npos);
+  EXPECT_EQ(run({"stats", "--json", "one"}).out.find("total"), std::string::npos);
 }
 
 TEST_F(transcode, VerbosePrintsStageTimings) {

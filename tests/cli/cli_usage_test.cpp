@@ -109,11 +109,25 @@ TEST_F(usage, BadOptionsAndValues) {
 TEST_F(usage, ChunkSizeValues) {
   write("x", "h\xC3\xA9llo");
   for (const char* bad : {"", "15", "0", "1x", "K", "16KB", "-16", "16 ", "0x20", "1.5M",
-                          "99999999999999999999", "99999999999G"}) {
+                          "99999999999999999999", "99999999999G", "999999999G", "2G", "1025M",
+                          "1073741825"}) {
     SCOPED_TRACE(bad);
     expect_usage_error(run({"validate", std::string("--chunk-size=") + bad, "x"}));
   }
-  for (const char* good : {"16", "17", "1k", "1K", "64K", "1m", "1M", "1G"}) {
+  EXPECT_EQ(run({"decode", "--chunk-size=999999999G", "x"}).err,
+            "gutf8: invalid value '999999999G' for --chunk-size: too large (expected from 16 B to "
+            "1.0 GiB)\nTry 'gutf8 decode --help' for more information.\n");
+  EXPECT_NE(run({"validate", "--chunk-size=15", "x"}).err.find("too small (expected from 16 B to 1.0 GiB)"),
+            std::string::npos);
+  // --help says where the size applies.
+  std::string help;  // with line breaks and runs of spaces as one space: the wrapping undone
+  for (char c : run({"decode", "--help"}).out) {
+    if (c == '\n') c = ' ';
+    if (c != ' ' || !help.ends_with(' ')) help += c;
+  }
+  EXPECT_NE(help.find("applies to standard input, pipes and the GPU backend"), std::string::npos)
+      << help;
+  for (const char* good : {"16", "17", "1k", "1K", "64K", "1m", "1M", "1G", "1024M", "1073741824"}) {
     SCOPED_TRACE(good);
     const result r = run({"validate", "--chunk-size", good, "x"});
     EXPECT_EQ(r.status, 0) << r.err;

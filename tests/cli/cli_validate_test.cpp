@@ -41,13 +41,13 @@ TEST_F(validate, SpecExampleCountsFourUnits) {
   EXPECT_TRUE(r.err.ends_with("; 4 invalid sequences\n")) << r.err;
 }
 
-TEST_F(validate, CountWordingIsFixedEvenForOneError) {
+TEST_F(validate, CountWordingIsSingularForOneError) {
   write("one.txt", "ab\n\x80");
   const result r = run({"validate", "one.txt"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "one.txt: invalid UTF-8 at byte 3 (line 2, column 1): " +
                        std::string(describe(error_kind::stray_continuation)) +
-                       "; 1 invalid sequences\n");
+                       "; 1 invalid sequence\n");
 }
 
 TEST_F(validate, QuietPrintsNothingButStillFails) {
@@ -85,7 +85,8 @@ TEST_F(validate, JsonOneObjectPerFile) {
   EXPECT_EQ(r.err, "");  // the JSON replaces the stderr report
   EXPECT_EQ(r.out,
             "{\"file\":\"bad.txt\",\"bytes\":19,\"valid\":false,\"errors\":2,"
-            "\"first_error\":{\"offset\":13,\"line\":2,\"column\":8}}\n"
+            "\"first_error\":{\"offset\":13,\"line\":2,\"column\":8,\"reason\":\"" +
+                std::string(describe(error_kind::truncated)) + "\"}}\n"
             "{\"file\":\"ok.txt\",\"bytes\":5,\"valid\":true,\"errors\":0,\"first_error\":null}\n");
 }
 

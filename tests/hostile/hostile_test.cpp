@@ -59,13 +59,14 @@ constexpr std::uint64_t gib = std::uint64_t{1} << 30;
 std::string reason(error_kind k) { return std::string(describe(k)); }
 
 std::string json_validate(const std::string& file, std::uint64_t bytes, std::uint64_t errors,
-                          std::uint64_t offset = 0, std::uint64_t line = 1, std::uint64_t column = 1) {
+                          std::uint64_t offset = 0, std::uint64_t line = 1, std::uint64_t column = 1,
+                          error_kind kind = error_kind::invalid_byte) {
   std::string s = "{\"file\":\"" + file + "\",\"bytes\":" + std::to_string(bytes) +
                   ",\"valid\":" + (errors == 0 ? "true" : "false") + ",\"errors\":" + std::to_string(errors) +
                   ",\"first_error\":";
   if (errors == 0) return s + "null}\n";
   return s + "{\"offset\":" + std::to_string(offset) + ",\"line\":" + std::to_string(line) +
-         ",\"column\":" + std::to_string(column) + "}}\n";
+         ",\"column\":" + std::to_string(column) + ",\"reason\":\"" + reason(kind) + "\"}}\n";
 }
 
 std::string utf32_of(const std::u32string& s) {
@@ -270,7 +271,8 @@ TEST_F(hostile, SingleByteOfEveryValue) {
     ASSERT_EQ(u.size(), 1u);
     const bool valid = u[0].valid;
     ASSERT_EQ(valid, b < 0x80);  // the oracle agrees with the obvious
-    want_json += json_validate(name, 1, valid ? 0 : 1);
+    want_json += json_validate(name, 1, valid ? 0 : 1, 0, 1, 1,
+                               valid ? error_kind::none : ref::reason_of(std::span(&byte, 1), u[0]));
     if (valid) {
       want_replace += char32_t(b);
       want_drop += char32_t(b);
@@ -284,7 +286,7 @@ TEST_F(hostile, SingleByteOfEveryValue) {
                             : (b <= 0xC1 || b >= 0xF5)         ? error_kind::invalid_byte
                                                                : error_kind::truncated_at_end;
     want_report += std::string(name) + ": invalid UTF-8 at byte 0 (line 1, column 1): " + reason(kind) +
-                   "; 1 invalid sequences\n";
+                   "; 1 invalid sequence\n";
   }
   const auto with = [&](std::vector<std::string> args) {
     args.insert(args.end(), files.begin(), files.end());
@@ -331,7 +333,7 @@ TEST_F(hostile, SingleByteOfEveryValue) {
   EXPECT_EQ(enc_strict.status, 1);
   EXPECT_EQ(enc_strict.out, "");
   EXPECT_EQ(std::count(enc_strict.err.begin(), enc_strict.err.end(), '\n'), 256);
-  EXPECT_TRUE(enc_strict.err.starts_with("gutf8: b00: invalid UTF-32 at byte 0: " + reason(error_kind::ragged_tail)))
+  EXPECT_TRUE(enc_strict.err.starts_with("gutf8: b00: invalid UTF-32LE at byte 0 (line 1, column 1): " + reason(error_kind::ragged_tail)))
       << enc_strict.err.substr(0, 200);
 }
 
@@ -351,7 +353,7 @@ void one_gib(cli& t, const fs::path& dir, const gib_case& c) {
   const piped_result v = run_piped(dir, {"validate", "--json"}, repeat(c.period, gib),
                                    [&](const char* d, std::size_t n) { json.append(d, n); });
   EXPECT_EQ(v.status, 1) << v.err;
-  EXPECT_EQ(json, json_validate("<stdin>", gib, c.errors));
+  EXPECT_EQ(json, json_validate("<stdin>", gib, c.errors, 0, 1, 1, c.first_kind));
   // The repaired text: exactly one EF BF BD per error unit, streamed back and checked as it
   // comes; the report on stderr; exit status 1 (the input was invalid).
   pattern_check fffd("\xEF\xBF\xBD");
@@ -360,7 +362,7 @@ void one_gib(cli& t, const fs::path& dir, const gib_case& c) {
   EXPECT_EQ(fffd.bytes, 3 * c.errors);
   EXPECT_FALSE(fffd.mismatch) << "first wrong output byte at " << *fffd.mismatch;
   EXPECT_EQ(r.err, "<stdin>: invalid UTF-8 at byte 0 (line 1, column 1): " + reason(c.first_kind) + "; " +
-                       std::to_string(c.errors) + " invalid sequences\n");
+                       std::to_string(c.errors) + (c.errors == 1 ? " invalid sequence\n" : " invalid sequences\n"));
   (void)t;
 }
 
@@ -430,7 +432,10 @@ TEST_F(hostile, LoneLeadAtEveryChunkBoundary) {
       const ref::expected rep = ref::expect(bytes, ref::policy::replace);
       const ref::expected drop = ref::expect(bytes, ref::policy::drop);
       const auto [line, column] = ref::line_column(bytes, *rep.first_error);
-      want_json += json_validate(name, s.size(), rep.errors, *rep.first_error, line, column);
+      const auto split = ref::units(bytes);
+      const auto first_bad = std::find_if(split.begin(), split.end(), [](const ref::unit& x) { return !x.valid; });
+      want_json += json_validate(name, s.size(), rep.errors, *rep.first_error, line, column,
+                                 ref::reason_of(bytes, *first_bad));
       want_decode += utf32_of(rep.decoded);
       want_drop += drop.sanitized;
     }
@@ -505,7 +510,8 @@ TEST_F(hostile, RaggedUtf32Tail) {
       const std::string at = std::to_string(4 * values);
       const result strict = run({"encode", "--chunk-size", "16", "in"});
       EXPECT_EQ(strict.status, 1);
-      EXPECT_EQ(strict.err, "gutf8: in: invalid UTF-32 at byte " + at + ": " + reason(error_kind::ragged_tail) + "\n");
+      EXPECT_EQ(strict.err, "gutf8: in: invalid UTF-32LE at byte " + at + " (line 1, column " +
+                                std::to_string(values + 1) + "): " + reason(error_kind::ragged_tail) + "\n");
       EXPECT_TRUE(ascii.starts_with(strict.out));  // a valid prefix may have been written
       const result replace = run({"encode", "--errors=replace", "--chunk-size", "16", "in"});
       EXPECT_EQ(replace.status, 0) << replace.err;
@@ -614,12 +620,22 @@ TEST_F(hostile, UnreadableInputsAmongReadableOnes) {
                          "gutf8: a/x: Not a directory\n"
                          "gutf8: dir: Is a directory\n"
                          "gutf8: /proc/self/mem: Input/output error\n";
+  // --json: a record in place for each unreadable input.
+  const auto unreadable = [](const char* name, const char* reason) {
+    return "{\"file\":\"" + std::string(name) + "\",\"error\":\"" + reason + "\"}\n";
+  };
+  std::string want_json = json_validate("a", 6, 0) + unreadable("dangling", "No such file or directory") +
+                          json_validate("b", 7, 0) + unreadable("loop1", "Too many levels of symbolic links") +
+                          unreadable("a/x", "Not a directory") + unreadable("dir", "Is a directory") +
+                          unreadable("/proc/self/mem", "Input/output error");
   if (::geteuid() != 0) {
     write("locked", "secret");
     ::chmod((dir_ / "locked").c_str(), 0);
     args.insert(args.end() - 1, "locked");
     want_err += "gutf8: locked: Permission denied\n";
+    want_json += unreadable("locked", "Permission denied");
   }
+  want_json += json_validate("c", 5, 0);
   std::vector<std::string> decode{"decode"};
   decode.insert(decode.end(), args.begin(), args.end());
   const result d = run(decode);
@@ -634,7 +650,7 @@ TEST_F(hostile, UnreadableInputsAmongReadableOnes) {
   validate.insert(validate.end(), args.begin(), args.end());
   const result v = run(validate);
   EXPECT_EQ(v.status, 3);
-  EXPECT_EQ(v.out, json_validate("a", 6, 0) + json_validate("b", 7, 0) + json_validate("c", 5, 0));
+  EXPECT_EQ(v.out, want_json);
   EXPECT_FALSE(has_temporary(listing()));
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "gutf8/types.hpp"  // error_kind: the vocabulary of messages, no codec logic
+
 namespace gutf8::ref {
 
 // One row of Table 3-7: the allowed range of each byte of a well-formed sequence.
@@ -160,6 +162,22 @@ inline expected expect(std::span<const std::uint8_t> in, policy p) { return expe
 
 inline expected expect(const std::string& s, policy p) {
   return expect(std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()), p);
+}
+
+// Why an error unit is one, for messages: the bytes Table 3-7 rules out after its lead.
+inline error_kind reason_of(std::span<const std::uint8_t> in, const unit& u) {
+  if (u.cut_by_end) return error_kind::truncated_at_end;
+  const std::uint8_t lead = in[u.offset];
+  if (lead >= 0x80 && lead <= 0xBF) return error_kind::stray_continuation;
+  if (lead == 0xC0 || lead == 0xC1 || lead >= 0xF5) return error_kind::invalid_byte;
+  const bool next_is_continuation = u.offset + u.length < in.size() &&
+                                    in[u.offset + u.length] >= 0x80 && in[u.offset + u.length] <= 0xBF;
+  if (u.length == 1 && next_is_continuation) {  // only the second byte's range can fail it
+    if (lead == 0xE0 || lead == 0xF0) return error_kind::overlong;
+    if (lead == 0xED) return error_kind::surrogate;
+    if (lead == 0xF4) return error_kind::too_large;
+  }
+  return error_kind::truncated;
 }
 
 // 1-based line and byte column of an offset.

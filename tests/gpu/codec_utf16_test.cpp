@@ -1,0 +1,105 @@
+// device::decode_utf16 against the CPU codec's decode_to (UTF-16LE/BE) byte for byte, summary
+// included: every script, error rates, every size 0..300, sizes around tile boundaries, carries.
+#include "gpu_harness.hpp"
+#include "utf8/tile_shape.cuh"
+
+namespace gutf8::test::gpu {
+namespace {
+
+constexpr std::size_t tile = kern::tile_bytes;
+
+struct utf16_result {
+  std::string out;  // UTF-16 bytes
+  summary sum;
+  std::uint64_t carry = 0;
+};
+
+utf16_result run_gpu(const bytes& b, error_policy p, bool big_endian, bool is_last = true) {
+  const std::size_t n = b.size();
+  cuda::device_buffer<std::uint8_t> in(std::max<std::size_t>(n, 1)), out(2 * std::max<std::size_t>(n, 1));
+  cuda::device_buffer<device::device_summary> sum(1);
+  if (n != 0) cuda::check(cudaMemcpy(in.data(), b.data(), n, cudaMemcpyHostToDevice), "upload");
+  const auto* d_in = reinterpret_cast<const std::byte*>(in.data());
+  auto* d_out = reinterpret_cast<char16_t*>(out.data());
+  std::size_t temp_bytes = 0;
+  cuda::check(device::decode_utf16(nullptr, temp_bytes, d_in, n, d_out, sum.data(), p, is_last, big_endian),
+              "size query");
+  cuda::device_buffer<std::uint8_t> temp(temp_bytes);
+  cuda::check(device::decode_utf16(temp.data(), temp_bytes, d_in, n, d_out, sum.data(), p, is_last, big_endian),
+              "decode_utf16");
+  device::device_summary d{};
+  cuda::check(cudaMemcpy(&d, sum.data(), sizeof d, cudaMemcpyDeviceToHost), "summary");
+  utf16_result r;
+  r.out.resize(2 * d.written);
+  if (d.written != 0) cuda::check(cudaMemcpy(r.out.data(), out.data(), r.out.size(), cudaMemcpyDeviceToHost), "out");
+  r.sum = device::to_summary(d);
+  r.carry = d.carry;
+  return r;
+}
+
+::testing::AssertionResult same_as_cpu(const bytes& b, error_policy p, bool big_endian, const std::string& what) {
+  const std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
+  summary want_sum;
+  const std::string want =
+      decode_to(text, big_endian ? text_form::utf16be : text_form::utf16le, p, &want_sum, options{backend::cpu});
+  const utf16_result got = run_gpu(b, p, big_endian);
+  if (got.out != want)
+    return ::testing::AssertionFailure() << what << ": output differs (" << got.out.size() << " vs " << want.size()
+                                         << " bytes)";
+  if (got.sum != want_sum)
+    return ::testing::AssertionFailure() << what << ": summary differs (errors " << got.sum.errors << " vs "
+                                         << want_sum.errors << ", bytes " << got.sum.bytes << " vs " << want_sum.bytes
+                                         << ")";
+  return ::testing::AssertionSuccess();
+}
+
+TEST(GpuUtf16, ScriptsErrorRatesPoliciesAndByteOrders) {
+  GUTF8_REQUIRE_GPU();
+  std::uint64_t seed = 1600;
+  for (script s : scripts) {
+    for (double rate : {0.0, 0.001, 0.05, 0.5}) {
+      auto g = rng(seed++);
+      bytes b = random_text(g, 3 * tile + g() % tile, s);
+      corrupt(g, b, rate);
+      for (error_policy p : policies)
+        for (bool big : {false, true})
+          ASSERT_TRUE(same_as_cpu(b, p, big, "script " + std::to_string(int(s)) + " rate " + std::to_string(rate) +
+                                                 ' ' + name(p) + (big ? " BE" : " LE")));
+    }
+  }
+}
+
+TEST(GpuUtf16, EverySizeUpTo300AndAroundTiles) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(1601);
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 0; n <= 300; ++n) sizes.push_back(n);
+  for (std::size_t k : {1u, 2u, 7u})
+    for (std::size_t d : {1u, 3u}) sizes.insert(sizes.end(), {k * tile - d, k * tile, k * tile + d});
+  for (const std::size_t n : sizes) {
+    bytes b = random_text(g, n, script::mixed);
+    b.resize(n);  // may cut a sequence: an error at the end
+    corrupt(g, b, 0.02);
+    for (error_policy p : policies) ASSERT_TRUE(same_as_cpu(b, p, false, "size " + std::to_string(n) + ' ' + name(p)));
+  }
+}
+
+TEST(GpuUtf16, AllFourByteTextIsAllSurrogatePairs) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(1602);
+  const bytes b = random_text(g, 5 * tile + 77, script::emoji);
+  ASSERT_TRUE(same_as_cpu(b, error_policy::strict, false, "emoji"));
+  ASSERT_TRUE(same_as_cpu(b, error_policy::strict, true, "emoji BE"));
+}
+
+TEST(GpuUtf16, CarryLeavesTheCutSequence) {
+  GUTF8_REQUIRE_GPU();
+  bytes b = {'a', 0xF0, 0x9F, 0x98};  // a 4-byte sequence cut by the chunk's end
+  const utf16_result r = run_gpu(b, error_policy::strict, false, /*is_last=*/false);
+  EXPECT_EQ(r.carry, 3u);
+  EXPECT_EQ(r.out, std::string("a\0", 2));
+  EXPECT_EQ(r.sum.errors, 0u);
+}
+
+}  // namespace
+}  // namespace gutf8::test::gpu
