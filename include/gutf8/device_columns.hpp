@@ -5,10 +5,11 @@
 // Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
 // arrays that own their memory):
 //   * the work runs on `stream`, after the input's sync_event (when it has one);
-//   * results live in device memory allocated stream-ordered on `stream` and freed by their
-//     release callbacks; each result's sync_event is a cudaEvent_t recorded when it is ready;
-//   * a call synchronises `stream` once, where it must learn a size on the host (the invalid row
-//     count, the output bytes of a repair) or raise;
+//   * results live in device memory (cudaMalloc on the current device, which must be the
+//     array's device_id) freed by their release callbacks; each result's sync_event points to a
+//     cudaEvent_t recorded on `stream` when the result is ready;
+//   * a call synchronises `stream` where it must learn a size on the host (segment and output
+//     byte totals, the invalid row count) or raise; temporaries are allocated and freed inside;
 //   * bad input and CUDA failures throw gutf8::error before any result is handed out.
 #pragma once
 
@@ -26,7 +27,7 @@ column make_valid(const ArrowDeviceArray& array, const ArrowSchema& schema, erro
                   const column_options& opt = {}, cudaStream_t stream = nullptr);
 column cast_to_utf8(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
                     const column_options& opt = {}, cudaStream_t stream = nullptr);
-column code_point_count(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
+column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
                         const column_options& opt = {}, cudaStream_t stream = nullptr);
 
 }  // namespace gutf8::device

@@ -49,7 +49,7 @@ void check_all_operations(const std::vector<row>& rows, const column_case& c) {
       validate(in.array(), in.schema(), opt);
       ADD_FAILURE() << "validate accepted an invalid column";
     } catch (const invalid_row& e) {
-      EXPECT_EQ(row_error(e.row(), e.offset(), e.kind()), *ev.first);
+      EXPECT_EQ((row_error{e.row(), e.offset(), e.kind()}), *ev.first);
     }
   } else {
     EXPECT_NO_THROW(validate(in.array(), in.schema(), opt));
