@@ -98,23 +98,38 @@ u64 continuation_free_bytes(const u8* p, u64 n) noexcept {
   return c;
 }
 
-// Rows of a run are valid when the run's bytes are and no row starts inside a sequence.
+// How many leading rows of the run [a, b) are valid, proven by one validation of the run's
+// bytes: those before the first error unit and before the last non-empty row ahead of one that
+// starts inside a sequence (that row is cut short; the next is not valid on its own either).
 template <class Off>
-bool run_is_clean(const rows<Off>& r, std::int64_t a, std::int64_t b, cpu::isa level) {
+std::int64_t clean_prefix(const rows<Off>& r, std::int64_t a, std::int64_t b, cpu::isa level) {
   const u64 n = r.begin(b) - r.begin(a);
-  if (n != 0 && cpu::utf8_scanner<mode::validate, error_policy::replace>(job_on(r.at(a), n, level)).run().errors != 0)
-    return false;
-  for (std::int64_t k = a + 1; k < b; ++k)
-    if (r.size(k) != 0 && detail::is_continuation(*r.at(k))) return false;
-  return true;
+  std::int64_t stop = b;
+  if (n != 0) {
+    const cpu::segment_result s =
+        cpu::utf8_scanner<mode::validate, error_policy::replace>(job_on(r.at(a), n, level)).run();
+    if (s.errors != 0) {  // the row holding the error: begin <= error < end
+      const Off at = static_cast<Off>(r.begin(a) + s.first_error);
+      stop = std::upper_bound(r.offsets + a, r.offsets + b + 1, at) - r.offsets - 1;
+    }
+  }
+  std::int64_t last_text = a;  // the last non-empty row so far: the one a cut would be in
+  for (std::int64_t k = a + 1; k < b && k <= stop; ++k) {  // the error row's start too
+    if (r.size(k) == 0) continue;
+    if (detail::is_continuation(*r.at(k))) return last_text;
+    last_text = k;
+  }
+  return stop;
 }
 
-inline constexpr u64 run_bytes = u64{1} << 16;  // a run with an error is scanned again: keep it short
-
-// Sets states[lo, hi) and calls on_row(i, facts) for every non-null row.
+// Sets states[lo, hi) and calls on_row(i, facts) for every non-null row. Runs of non-null rows
+// are validated at once; the first row a run cannot prove valid is scanned alone, and the run
+// shrinks while errors are dense (bytes after an error are validated again by the next run).
 template <class Off, class OnRow>
 void analyze(const rows<Off>& r, std::int64_t lo, std::int64_t hi, bool count, u8* states, const OnRow& on_row) {
+  constexpr u64 max_run = u64{1} << 16, min_run = u64{1} << 10;
   const cpu::isa level = cpu::best_isa();
+  u64 run_bytes = max_run;
   std::int64_t i = lo;
   while (i < hi) {
     if (r.is_null(i)) {
@@ -123,20 +138,19 @@ void analyze(const rows<Off>& r, std::int64_t lo, std::int64_t hi, bool count, u
     }
     std::int64_t b = i + 1;
     while (b < hi && !r.is_null(b) && r.begin(b + 1) - r.begin(i) <= run_bytes) ++b;
-    if (run_is_clean(r, i, b, level)) {
-      for (std::int64_t k = i; k < b; ++k) {
-        const u64 n = r.size(k);
-        states[k] = static_cast<u8>(row_state::valid);
-        on_row(k, row_facts{n, n, count ? continuation_free_bytes(r.at(k), n) : 0, 0, 0, error_kind::none});
-      }
-    } else {
-      for (std::int64_t k = i; k < b; ++k) {
-        const row_facts f = scan_row(r.at(k), r.size(k), level);
-        states[k] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
-        on_row(k, f);
-      }
+    const std::int64_t clean = clean_prefix(r, i, b, level);
+    for (std::int64_t k = i; k < clean; ++k) {
+      const u64 n = r.size(k);
+      states[k] = static_cast<u8>(row_state::valid);
+      on_row(k, row_facts{n, n, count ? continuation_free_bytes(r.at(k), n) : 0, 0, 0, error_kind::none});
     }
-    i = b;
+    run_bytes = clean == b ? std::min(max_run, 2 * run_bytes) : std::max(min_run, run_bytes / 4);
+    i = clean;
+    if (clean == b) continue;
+    const row_facts f = scan_row(r.at(i), r.size(i), level);
+    states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
+    on_row(i, f);
+    ++i;
   }
 }
 

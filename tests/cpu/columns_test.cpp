@@ -99,6 +99,26 @@ TEST_P(Columns, ValidBytesSplitInsideSequences) {
   check_all_operations({string("\xE2\x82"), string("\xAC"), string("\xF0\x9F"), string("\x98\x80"), string("ok"),
                         string(""), string("\xC3"), string(""), string("\xA9")},
                        GetParam());
+  check_all_operations({string("ab"), string("\xE2\x82"), string("\xAC\xFF"), string("cd"), string("\xF0\x9F\x98"),
+                        string(""), string("\x80x\xC3")},
+                       GetParam());
+}
+
+// Mostly clean text cut into rows at random bytes: rows that end inside sequences next to rows
+// with real errors, in every mix the run validation of the CPU backend can meet.
+TEST_P(Columns, RandomCuts) {
+  auto g = rng(99);
+  for (const double defects : {0.0, 0.002, 0.02}) {
+    const string text = random_text(g, 200'000, defects);
+    std::vector<row> rows;
+    std::uniform_int_distribution<std::size_t> cut(0, 40);
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t n = std::min(cut(g), text.size() - at);
+      rows.push_back(n == 7 ? std::nullopt : row(text.substr(at, n)));
+      at += n;
+    }
+    check_all_operations(rows, GetParam());
+  }
 }
 
 TEST_P(Columns, EmptyAndAllNull) {
