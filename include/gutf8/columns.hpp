@@ -121,11 +121,12 @@ column cast_to_utf8(const ArrowArray& array, const ArrowSchema& schema, on_inval
 // Characters per row (int32 "i", or int64 "l" for the large types): code points of a valid
 // row; an invalid row raises, is null, or counts its error units as U+FFFD (replace) or not at
 // all (drop), as len(bytes.decode('utf-8', errors)) would.
-column code_point_count(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,
-                        const column_options& opt = {});
+column count_code_points(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,
+                         const column_options& opt = {});
 
-// The same on an ArrowDeviceArray, which must be in host memory (ARROW_DEVICE_CPU or
-// ARROW_DEVICE_CUDA_HOST); any other device type is a bad call.
+// The ArrowArray of an ArrowDeviceArray in host memory (ARROW_DEVICE_CPU or
+// ARROW_DEVICE_CUDA_HOST), for the entry points above; any other device type is a bad call
+// (throws gutf8::error(invalid_argument); gutf8/device_columns.hpp has the GPU entry points).
 const ArrowArray& host_array(const ArrowDeviceArray& array);
 
 }  // namespace gutf8

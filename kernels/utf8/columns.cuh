@@ -68,6 +68,11 @@ __global__ void check_offsets_kernel(const Off* o, u64 n, long long data_bytes, 
   if (bad) atomicMin(first_bad, static_cast<ull>(i));
 }
 
+__global__ void init_totals_kernel(row_totals* totals, u64 rows) {
+  const u64 i = thread_index();
+  if (i < rows) totals[i] = row_totals{0, 0, 0, no_error};
+}
+
 // counts[i] = segments of row i (0 for null and empty rows); counts[length] = 0.
 template <class Off>
 __global__ void count_segments_kernel(device_rows<Off> r, u64* counts) {

@@ -1,5 +1,6 @@
 #include "columns/arrow_io.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>

@@ -123,14 +123,7 @@ analysis<Off> analyze(const device_rows<Off>& r, cudaStream_t stream) {
   a.totals = device_buffer<row_totals>(r.length);
   a.states = device_buffer<u8>(r.length);
   a.whole = device_buffer<column_totals>(1);
-  if (r.length != 0) {
-    check(cudaMemsetAsync(a.totals.data(), 0, a.totals.bytes(), stream), "cudaMemsetAsync");
-    // first_error starts at ~0 (none): set its bytes to FF in every row
-    const auto pitch = sizeof(row_totals);
-    check(cudaMemset2DAsync(reinterpret_cast<char*>(a.totals.data()) + offsetof(row_totals, first_error), pitch, 0xFF,
-                            sizeof(ull), r.length, stream),
-          "cudaMemset2DAsync");
-  }
+  launch("init_totals_kernel", init_totals_kernel, r.length, stream, a.totals.data(), r.length);
   const column_totals start{0, ~0ull};
   check(cudaMemcpyAsync(a.whole.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
   launch("analyze_segments_kernel", analyze_segments_kernel<Off>, a.segments, stream, r, a.first.data(), a.segments,
