@@ -6,6 +6,10 @@
 #include <string>
 #include <utility>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace gutf8 {
 namespace {
 
@@ -130,9 +134,15 @@ void bad_offsets(std::int64_t row, std::int64_t at, std::int64_t next, std::int6
 void raise_invalid(const row_error& e) { throw invalid_row(e.row, e.offset, e.kind); }
 
 buffer host_buffer(std::size_t bytes) {
-  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded);
+  // Large results on 2 MiB huge pages: a fresh buffer's page faults cost more than filling it.
+  constexpr std::size_t huge_page = std::size_t{2} << 20;
+  const std::size_t align = bytes >= 2 * huge_page ? huge_page : 64;
+  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
   if (p == nullptr) throw error(errc::out_of_memory, "gutf8 columns: cannot allocate " + std::to_string(bytes) + " bytes");
+#ifdef MADV_HUGEPAGE
+  if (align == huge_page) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: no error path
+#endif
   return buffer(p, std::free);
 }
 

@@ -92,10 +92,19 @@ row_facts scan_row(const u8* p, u64 n, cpu::isa level) {
   return f;
 }
 
+// Code points of well-formed text: the bytes that are not continuation bytes (10xxxxxx),
+// eight at a time (bit 7 set and bit 6 clear).
 u64 continuation_free_bytes(const u8* p, u64 n) noexcept {
-  u64 c = 0;
-  for (u64 i = 0; i < n; ++i) c += (p[i] & 0xC0u) != 0x80u;
-  return c;
+  constexpr u64 high_bits = 0x8080808080808080ull;
+  u64 continuations = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    u64 w;
+    std::memcpy(&w, p + i, 8);
+    const u64 ones = (w & ~(w << 1) & high_bits) >> 7;  // 1 in each continuation byte
+    continuations += ones * 0x0101010101010101ull >> 56;    // their sum (no popcnt needed)
+  }
+  for (; i < n; ++i) continuations += (p[i] & 0xC0u) == 0x80u;
+  return n - continuations;
 }
 
 // How many leading rows of the run [a, b) are valid, proven by one validation of the run's
