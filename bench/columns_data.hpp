@@ -6,6 +6,7 @@
 // by $GUTF8_COLUMNS_SCALE (default 1: 10 M rows of ~20 B and of ~200 B, 10 k rows of ~100 KiB).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -71,6 +72,10 @@ inline column_data make_column(std::string name, std::int64_t rows, std::size_t 
       for (std::size_t n = 1 + g() % 8; n-- > 0;) append_utf8(c.data, script[0] + std::uint32_t(g() % (script[1] - script[0] + 1)));
       c.data += ' ';
     }
+    // Back to the target at a sequence start, so 10 M rows of ~200 B stay within int32 offsets.
+    std::size_t end = begin + target;
+    while (end > begin && (static_cast<unsigned char>(c.data[end]) & 0xC0) == 0x80) --end;
+    c.data.resize(end);  // target >= mean / 2 > 4: never empty
     if (bad(g)) c.data[begin + g() % (c.data.size() - begin)] = char(0x80 + g() % 0x80);
     c.offsets.push_back(static_cast<std::int32_t>(c.data.size()));
   }
