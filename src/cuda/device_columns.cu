@@ -93,7 +93,11 @@ device_rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes, cu
   launch("check_offsets_kernel", check_offsets_kernel<Off>, r.length, stream, offsets, r.length,
          static_cast<long long>(data_bytes), bad.data());
   const ull row = download_one(bad.data(), stream);
-  if (row == none) return r;
+  if (row == none) {
+    if (s.data == nullptr && download_one(offsets + s.length, stream) != download_one(offsets, stream))
+      throw error(errc::invalid_argument, "gutf8 device columns: the data buffer is missing");
+    return r;
+  }
   Off pair[2]{};
   check(cudaMemcpy(pair, offsets + row, sizeof pair, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
   internal::columns::bad_offsets(static_cast<std::int64_t>(row), pair[0], pair[1], data_bytes);
