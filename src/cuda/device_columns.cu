@@ -57,6 +57,7 @@ void exclusive_sum_in_place(u64* d, u64 n, cudaStream_t stream) {
   check(prim::exclusive_sum(nullptr, temp_bytes, d, d, n, stream), "prim::exclusive_sum (size)");
   device_buffer<std::byte> temp(temp_bytes);
   check(prim::exclusive_sum(temp.data(), temp_bytes, d, d, n, stream), "prim::exclusive_sum");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");  // temp is freed on return
 }
 
 template <class T>
