@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gutf8/codec.hpp"
+#include "gutf8/columns.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/errors.hpp"
 #include "gutf8/stream.hpp"
