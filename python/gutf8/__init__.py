@@ -53,7 +53,7 @@ Progress = Optional[Callable[[int], Any]]
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Report:
     """What a pass over the input found.
 
@@ -82,7 +82,7 @@ class Report:
         return self.valid
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Stats(Report):
     """A :class:`Report` plus counts: well-formed code points, lines (LF bytes, as ``wc -l``),
     and well-formed sequences of 1, 2, 3 and 4 bytes."""
