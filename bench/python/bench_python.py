@@ -42,17 +42,23 @@ def valid_prefix(data: bytes, n: int) -> bytes:
     return data[:n].decode("utf-8", "ignore").encode()  # drops a sequence cut at n
 
 
-def make_file(path: Path, size: int, seed_text: bytes, invalid_every: int = 0) -> None:
-    """`size` bytes of the sample tiled; with invalid_every, a 0xFF byte every that many bytes."""
+def make_file(path: Path, size: int, seed_text: bytes, invalid_every: int = 0) -> int:
+    """About `size` bytes of the sample tiled, cut after a newline (a character boundary); with
+    invalid_every, a 0xFF byte every that many bytes. Returns the size written."""
     block = bytearray(seed_text * max(1, (4 << 20) // len(seed_text)))
     if invalid_every:
         block[invalid_every // 2::invalid_every] = b"\xff" * len(block[invalid_every // 2::invalid_every])
+    written = 0
     with open(path, "wb") as f:
-        left = size
-        while left:
-            part = bytes(block[: min(left, len(block))])
+        while written < size:
+            part = bytes(block[: min(size - written, len(block))])
+            if len(part) < len(block):
+                part = part[: part.rfind(b"\n") + 1] or part
             f.write(part)
-            left -= len(part)
+            written += len(part)
+            if len(part) < len(block):
+                break
+    return written
 
 
 def overhead(reps: int, sizes: list[int]) -> list[str]:
@@ -88,7 +94,7 @@ def median_seconds(fn, reps: int) -> float:
 
 def big_file(reps: int, size: int, cli: str | None, workdir: Path) -> list[str]:
     path = workdir / "big.txt"
-    make_file(path, size, sample_text())
+    size = make_file(path, size, sample_text())
     gutf8.validate_file(path)  # into the page cache
     rows = ["| run | median s | GB/s |", "|---|---:|---:|"]
     py = median_seconds(lambda: gutf8.validate_file(path), reps)
@@ -110,10 +116,9 @@ def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Pa
     folder = workdir / "many"
     folder.mkdir()
     text = sample_text()
-    for i in range(count):
-        make_file(folder / f"f{i:04d}.txt", size, text, invalid_every=(1 << 20) if i % 4 == 0 else 0)
+    total = sum(make_file(folder / f"f{i:04d}.txt", size, text, invalid_every=(1 << 20) if i % 4 == 0 else 0)
+                for i in range(count))
     pattern = str(folder / "*.txt")
-    total = count * size
     rows = ["| workers | median s | GB/s | speed-up |", "|---:|---:|---:|---:|"]
     base = None
     for w in workers:

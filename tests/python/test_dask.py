@@ -111,3 +111,15 @@ def test_expand_paths(tmp_path):
         (tmp_path / name).write_bytes(b"x")
     assert gutf8.dask.expand_paths(str(tmp_path / "*.txt")) == [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
     assert gutf8.dask.expand_paths([tmp_path / "c.bin"]) == [str(tmp_path / "c.bin")]
+
+
+def test_a_worker_that_dies_is_a_row_with_an_error():
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        die = lambda path: os._exit(3)  # noqa: E731  (pickled by value to the worker)
+        frame = gutf8.dask._run(die, ["first.txt", "second.txt"], c, (), None)
+    assert list(frame.path) == ["first.txt", "second.txt"]
+    assert frame.error.str.contains("KilledWorker").all() and frame.bytes.isna().all()
