@@ -174,6 +174,8 @@ def main() -> None:
             "Input: `corpus/sample/mixed.txt` tiled; every fourth file has a 0xFF byte every MiB.\n",
             "\n".join(many_files(a.reps, a.files, a.file_size, [int(w) for w in a.workers.split(",")], work)),
         ]
+    sections.append("\nLoad average (1 min) at the end of the run: %.1f on %d CPUs (other work on the machine "
+                    "shows here)." % (os.getloadavg()[0], os.cpu_count()))
     Path(a.out).write_text("\n".join(sections) + "\n")
     print(Path(a.out).read_text())
 

@@ -252,6 +252,8 @@ def validate(data: Any, *, backend: str = "auto", threads: int = 0, device: Opti
 def stats(data: Any, *, backend: str = "auto", threads: int = 0, device: Optional[int] = None) -> Stats:
     """A :class:`Stats` of UTF-8 `data`: the validate report plus code point, line and
     sequence-length counts (host buffers only)."""
+    if _device_view(data) is not None:
+        raise TypeError("gutf8.stats takes host buffers; copy the GPU array to the host first")
     d = _gutf8.stats(data, backend, threads, device or 0)
     return _report(d, cls=Stats, code_points=d["code_points"], lines=d["lines"],
                    by_length=tuple(d["by_length"]))
