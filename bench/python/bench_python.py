@@ -109,7 +109,10 @@ def big_file(reps: int, size: int, cli: str | None, workdir: Path) -> list[str]:
 
 
 def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Path) -> list[str]:
-    from distributed import Client, LocalCluster
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        return ["Not run: `distributed` is not installed here (`pip install '.[dask]'`)."]
 
     import gutf8.dask
 
@@ -122,7 +125,7 @@ def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Pa
     rows = ["| workers | median s | GB/s | speed-up |", "|---:|---:|---:|---:|"]
     base = None
     for w in workers:
-        with LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+        with LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as client:
             gutf8.dask.validate_files(pattern, client=client, backend="cpu", threads=1)  # warm-up
             s = median_seconds(lambda: gutf8.dask.validate_files(pattern, client=client, backend="cpu", threads=1),

@@ -216,8 +216,10 @@ nb::tuple py_encode(nb::handle data, std::string_view errors, std::string_view b
   return nb::make_tuple(out.finish(r.written), to_dict(r.input, in.bytes(), 4));
 }
 
-// Calls the Python progress callback (if any) with the GIL; what it raises ends the run.
-gutf8::progress_function progress_caller(nb::object callback) {
+// Calls the Python progress callback (if any) with the GIL; what it raises ends the run. It holds
+// a borrowed handle (the caller's argument outlives the call), so the library may copy and drop
+// the function on any thread without touching a reference count.
+gutf8::progress_function progress_caller(nb::handle callback) {
   if (callback.is_none()) return {};
   return [callback](std::uint64_t done) {
     nb::gil_scoped_acquire locked;
@@ -260,9 +262,9 @@ nb::dict file_dict(const std::string& path, const gutf8::file_report& r) {
 }
 
 nb::dict py_validate_file(const std::string& path, std::string_view backend, unsigned threads, int device,
-                          nb::object progress) {
+                          nb::handle progress) {
   const auto config = file_config(gutf8::operation::validate, "replace", backend, threads, device);
-  const auto report_progress = progress_caller(std::move(progress));
+  const auto report_progress = progress_caller(progress);
   gutf8::file_report r;
   {
     nb::gil_scoped_release unlocked;
@@ -273,9 +275,9 @@ nb::dict py_validate_file(const std::string& path, std::string_view backend, uns
 
 // Decodes a file into one numpy array (sized for the worst case, shrunk in place at the end).
 nb::tuple py_decode_file(const std::string& path, std::string_view errors, std::string_view backend,
-                         unsigned threads, int device, nb::object progress) {
+                         unsigned threads, int device, nb::handle progress) {
   const auto config = file_config(gutf8::operation::decode, errors, backend, threads, device);
-  const auto report_progress = progress_caller(std::move(progress));
+  const auto report_progress = progress_caller(progress);
   const std::uint64_t size = gutf8_py::file_size(path);
   malloc_block out = allocate(size * sizeof(char32_t));
   std::size_t filled = 0;
@@ -296,9 +298,9 @@ nb::tuple py_decode_file(const std::string& path, std::string_view errors, std::
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
 nb::dict py_repair_file(const std::string& path, int out_fd, std::string_view errors, std::string_view backend,
-                        unsigned threads, int device, nb::object progress) {
+                        unsigned threads, int device, nb::handle progress) {
   const auto config = file_config(gutf8::operation::sanitize, errors, backend, threads, device);
-  const auto report_progress = progress_caller(std::move(progress));
+  const auto report_progress = progress_caller(progress);
   gutf8::file_report r;
   {
     nb::gil_scoped_release unlocked;

@@ -34,7 +34,7 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
         yield c
 
 
@@ -118,7 +118,7 @@ def test_a_worker_that_dies_is_a_row_with_an_error():
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                     dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+                                     dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
         die = lambda path: os._exit(3)  # noqa: E731  (pickled by value to the worker)
         frame = gutf8.dask._run(die, ["first.txt", "second.txt"], c, (), None)
     assert list(frame.path) == ["first.txt", "second.txt"]
