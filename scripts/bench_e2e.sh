@@ -5,7 +5,11 @@
 #   scripts/bench_e2e.sh [--size 4G] [--out DIR] [--reps 3] [--budget 360] [--bin .device/gutf8]
 #                        [--work /tmp/gutf8-e2e] [--chunk SIZE] [--sweep "64M 256M 1G"]
 #                        [--baseline-reps N] [--no-baselines] [--threads-sweep "4 8"]
+#                        [--backends "cuda cpu auto"] [--kinds "ascii cjk"] [--ops "validate decode"]
 #
+# --backends: the --backend values timed (default "cuda cpu"); auto is CPU workers with the GPUs
+# joining when they pay (src/file/auto_model.hpp). --kinds: the input files (default all five).
+# --ops: of validate, validate-replace, decode, encode, decode-file (default all).
 # --chunk passes --chunk-size to every gutf8 run (default: gutf8's own, 16M).
 # --sweep also times validate and decode of the first SIZE bytes of the mixed file on both
 # backends, for each SIZE: where the GPU starts to pay (backend::auto's threshold).
@@ -36,7 +40,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 size=4G reps=3 budget=360 bin=.device/gutf8 work=/tmp/gutf8-e2e out="" chunk=() sweep="" baseline_reps="" baselines=1
-threads_sweep=""
+threads_sweep="" backends="cuda cpu" kinds="ascii cjk emoji mixed mixed-invalid-1pct"
+ops="validate validate-replace decode encode decode-file"
 while (($#)); do
   case $1 in
     --size) size=$2; shift 2 ;;
@@ -50,7 +55,10 @@ while (($#)); do
     --baseline-reps) baseline_reps=$2; shift 2 ;;
     --no-baselines) baselines=0; shift ;;
     --threads-sweep) threads_sweep=$2; shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    --backends) backends=$2; shift 2 ;;
+    --kinds) kinds=$2; shift 2 ;;
+    --ops) ops=$2; shift 2 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "bench_e2e.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -83,7 +91,7 @@ with open(dst, 'wb') as f:
 EOF
 }
 files=()
-for kind in ascii cjk emoji mixed mixed-invalid-1pct; do
+for kind in $kinds; do
   f=$work/$kind-$bytes.txt
   files+=("$f")
   [[ -f $f && $(stat -c %s "$f") == "$bytes" ]] && continue
@@ -97,13 +105,13 @@ for kind in ascii cjk emoji mixed mixed-invalid-1pct; do
   repeat "$work/base-$kind.txt" "$f" "$bytes" || { echo "cannot build $f" >&2; exit 3; }
 done
 # UTF-32LE inputs for encode: the first quarter of each file, decoded.
-for f in "${files[@]}"; do
+wants encode && for f in "${files[@]}"; do
   u=${f%.txt}.u32
   [[ -f $u && $u -nt $f ]] && continue
   head -c $((bytes / 4)) "$f" | "$bin" decode --backend=cpu --errors=replace -o "$u" - || exit 3
 done
 echo "inputs ready after $((SECONDS - start)) s" | tee -a "$log"
-for f in "${files[@]}"; do cat "$f" "${f%.txt}.u32" >/dev/null; done  # warm the page cache
+for f in "${files[@]}"; do cat "$f" "${f%.txt}.u32" >/dev/null 2>&1; done  # warm the page cache
 
 # ------------------------------------------------------------------------ timing ----
 csv=$out/e2e.csv
@@ -149,22 +157,23 @@ measure() {
 
 utfcpp=$(dirname "$bin")/bench/utfcpp_decode
 printf 'hello\n' >"$work/tiny.txt"
-for backend in cuda cpu; do
+wants() { [[ " $ops " == *" $1 "* ]]; }
+for backend in $backends; do
   measure tiny 6 gutf8 $backend "validate (start-up)" -- "$bin" validate --verbose --backend=$backend "$work/tiny.txt"
 done
-for backend in cuda cpu; do
+for backend in $backends; do
   for f in "${files[@]}"; do
     name=$(basename "${f%-*}")
     u=${f%.txt}.u32
-    ub=$(stat -c %s "$u")
-    measure "$name" "$bytes" gutf8 $backend validate -- "$bin" validate --verbose --backend=$backend "${chunk[@]}" "$f"
-    measure "$name" "$bytes" gutf8 $backend "validate --replace" -- \
+    ub=$(stat -c %s "$u" 2>/dev/null || echo 0)
+    wants validate && measure "$name" "$bytes" gutf8 $backend validate -- "$bin" validate --verbose --backend=$backend "${chunk[@]}" "$f"
+    wants validate-replace && measure "$name" "$bytes" gutf8 $backend "validate --replace" -- \
       "$bin" validate --verbose --replace --backend=$backend "${chunk[@]}" "$f"
-    measure "$name" "$bytes" gutf8 $backend decode -- "$bin" decode --verbose --errors=replace --backend=$backend "${chunk[@]}" "$f"
-    measure "$name" "$ub" gutf8 $backend encode -- "$bin" encode --verbose --errors=replace --backend=$backend "${chunk[@]}" "$u"
+    wants decode && measure "$name" "$bytes" gutf8 $backend decode -- "$bin" decode --verbose --errors=replace --backend=$backend "${chunk[@]}" "$f"
+    wants encode && measure "$name" "$ub" gutf8 $backend encode -- "$bin" encode --verbose --errors=replace --backend=$backend "${chunk[@]}" "$u"
   done
 done
-for backend in cuda cpu; do
+wants decode-file && for backend in $backends; do
   for f in "${files[@]}"; do
     name=$(basename "${f%-*}")
     [[ $name == cjk || $name == mixed ]] || continue  # ascii's 16 GiB of output would crowd the disk
@@ -173,20 +182,21 @@ for backend in cuda cpu; do
   done
 done
 rm -f "$work/out.u32"
-mixed=$work/mixed-$bytes.txt
+sweep_kind=${kinds%% *}  # sweeps cut the first kind's file
+mixed=$work/$sweep_kind-$bytes.txt
 for s in $sweep; do
   sb=$(python3 -c "import sys; sys.path.insert(0, 'corpus'); import make_corpus; print(make_corpus.parse_size('$s'))")
   part=$work/sweep-$sb.txt
   head -c "$sb" "$mixed" >"$part"
-  for backend in cuda cpu; do
-    measure "mixed-$s" "$sb" gutf8 $backend validate -- "$bin" validate --verbose --backend=$backend "$part"
-    measure "mixed-$s" "$sb" gutf8 $backend decode -- "$bin" decode --verbose --errors=replace --backend=$backend "$part"
+  for backend in $backends; do
+    measure "$sweep_kind-$s" "$sb" gutf8 $backend validate -- "$bin" validate --verbose --backend=$backend "$part"
+    measure "$sweep_kind-$s" "$sb" gutf8 $backend decode -- "$bin" decode --verbose --errors=replace --backend=$backend "$part"
   done
   rm -f "$part"
 done
 for t in $threads_sweep; do
-  measure "mixed" "$bytes" gutf8 "cpu --threads $t" validate -- "$bin" validate --verbose --backend=cpu --threads "$t" "$mixed"
-  measure "mixed" "$bytes" gutf8 "cpu --threads $t" decode -- \
+  measure "$sweep_kind" "$bytes" gutf8 "cpu --threads $t" validate -- "$bin" validate --verbose --backend=cpu --threads "$t" "$mixed"
+  measure "$sweep_kind" "$bytes" gutf8 "cpu --threads $t" decode -- \
     "$bin" decode --verbose --errors=replace --backend=cpu --threads "$t" "$mixed"
 done
 reps=${baseline_reps:-$reps}

@@ -21,15 +21,21 @@ struct file_config {
                          // memory limit); options::device is the GPU when `devices` is empty
   // GPUs that take pieces (backend cuda, or auto when they pay); empty: options::device alone.
   std::vector<int> devices;
+  // Every usable GPU instead (up to max_file_devices), found on the GPUs' own threads, so that the
+  // CPU workers need not wait for CUDA to count them.
+  bool all_devices = false;
   std::size_t piece_bytes = 0;  // CPU piece size (rounded to 4 bytes); 0 = the tuned default
 };
+
+inline constexpr int max_file_devices = 16;
 
 // Every GPU that is usable, numbered for file_config::devices (empty where none is).
 std::vector<int> all_devices();
 
-// Output bytes, in file order, on the thread that called process_file. What it throws ends the run
-// (every worker stops first) and comes out of process_file.
-using output_sink = std::function<void(std::span<const std::byte>)>;
+// Output bytes, in file order, on the thread that called process_file. Returns false to end the run
+// early (the reader downstream is gone): the report then covers what was committed up to there.
+// What it throws ends the run too (every worker stops first) and comes out of process_file.
+using output_sink = std::function<bool(std::span<const std::byte>)>;
 // Input bytes committed so far, called in order on the thread that called process_file.
 using progress_function = std::function<void(std::uint64_t done)>;
 
@@ -46,6 +52,7 @@ struct file_timings {
 struct file_report {
   text_stats stats;          // as gutf8::stream::stats() after the whole file (or the strict stop)
   bool stopped = false;      // strict policy stopped at the first error unit
+  bool sink_ended = false;   // the sink ended the run before the end of the file
   std::vector<code_point_count> top;  // stream_config::histogram: the most frequent, count descending
   file_timings timings;
 };

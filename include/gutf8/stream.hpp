@@ -14,10 +14,6 @@
 
 namespace gutf8 {
 
-namespace internal {
-struct stream_access;  // the CLI's file pipeline feeds a stream by pieces (src/codec/pieces.hpp)
-}
-
 enum class operation : std::uint8_t {
   validate,  // count error units, locate the first; no output
   decode,    // UTF-8 -> UTF-32LE
@@ -86,7 +82,6 @@ class stream {
   [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const;
 
  private:
-  friend struct internal::stream_access;
   struct impl;
   std::unique_ptr<impl> impl_;
 };

@@ -36,7 +36,7 @@ void run_transcode(session& s) {
   const operation op = opt.command == command::encode ? operation::encode : operation::decode;
   text_output out(s, opt.output);
   s.for_each_input(s.config(op), &out.writer(),
-                   [&](const std::string& name, const gutf8::stream& st) {
+                   [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
     if (s.invalid_input_fails() && !in.valid()) {
       s.error(name + ": " + describe_invalid(op, in));
@@ -55,7 +55,7 @@ void run_validate(session& s) {
   if (repair) out.emplace(s, opt.output);
   const auto config = s.config(repair ? operation::sanitize : operation::validate);
   s.for_each_input(config, out ? &out->writer() : nullptr,
-                   [&](const std::string& name, const gutf8::stream& st) {
+                   [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
     if (s.invalid_input_fails() && !in.valid()) s.raise(exit_invalid);
     if (opt.json) {

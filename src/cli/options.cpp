@@ -45,7 +45,9 @@ po::options_description common_options(raw_values& v) {
     ("backend", po::value(&v.backend)->value_name("auto|cuda|cpu"),
      "where to run: auto picks a GPU when one is usable and the input is large enough, "
      "cuda fails (exit 3) without a usable GPU (default auto)")
-    ("device", po::value(&v.device)->value_name("N"), "CUDA device ordinal (default 0)")
+    ("device", po::value(&v.device)->value_name("N|N,M,...|all"),
+     "CUDA device ordinal, a comma-separated list, or all usable GPUs; a regular file is spread "
+     "over every GPU named (default 0)")
     ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
      "read and process SIZE bytes at a time; K, M and G are multiples of 1024; "
      "at least 16 (default 16M; the CPU backend reads a regular file in pieces of at most 2M)")
@@ -251,6 +253,23 @@ void check_combinations(command c, const raw_values& v) {
     fail("--json with --replace or --drop needs -o OUT (standard output carries the JSON)");
 }
 
+// --device N, N,M,... or all: the first listed is the one a stream (standard input) uses.
+void parse_devices(const std::string& text, command c, cli_options& o) {
+  if (text == "all") {
+    o.all_devices = true;
+    return;
+  }
+  std::string_view rest = text;
+  for (;;) {
+    const std::size_t comma = rest.find(',');
+    o.devices.push_back(parse_unsigned<int>(rest.substr(0, comma), "device", c));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  o.backend.device = o.devices.front();
+  if (o.devices.size() == 1) o.devices.clear();  // one GPU: options::device says it
+}
+
 cli_options to_options(command c, const raw_values& v) {
   check_combinations(c, v);
   cli_options o;
@@ -264,7 +283,7 @@ cli_options to_options(command c, const raw_values& v) {
   o.quiet = v.quiet;
   o.top = parse_unsigned<std::size_t>(v.top, "top", c);
   o.backend.backend = parse_backend(v.backend, c);
-  o.backend.device = parse_unsigned<int>(v.device, "device", c);
+  parse_devices(v.device, c, o);
   o.backend.threads = parse_unsigned<unsigned>(v.threads, "threads", c);
   try {
     o.chunk_size = parse_size(v.chunk_size, "chunk-size");

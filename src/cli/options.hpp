@@ -44,6 +44,8 @@ struct cli_options {
   bool quiet = false;                  // validate -q
   std::size_t top = 0;                 // stats --top N
   gutf8::options backend{};
+  std::vector<int> devices;            // --device N,M,...: the GPUs a regular file is spread over
+  bool all_devices = false;            // --device all
   std::size_t chunk_size = default_chunk_size;
   bool progress = true;                // still needs stderr to be a terminal
   bool verbose = false;

@@ -99,7 +99,9 @@ std::string stage_times::report() const {
   text += format(" (H2D %.3f s, kernels %.3f s, D2H %.3f s, staging %.3f s; ", h2d, kernels, d2h,
                  staging);
   text += human_bytes(gpu_bytes);
-  text += format(" on the GPU), write %.3f s; ", seconds(write));
+  if (gpu_startup > 0) text += format(" on the GPU after a start-up of %.3f s", gpu_startup);
+  else text += " on the GPU";
+  text += format("), write %.3f s; ", seconds(write));
   return text + human_bytes(bytes) + format(" in %.3f s, ", seconds(total)) + rate(bytes, total);
 }
 

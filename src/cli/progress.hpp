@@ -50,6 +50,7 @@ class progress_bar {
 struct stage_times {
   steady_clock::duration read{}, process{}, write{};
   double h2d = 0, kernels = 0, d2h = 0, staging = 0;  // seconds
+  double gpu_startup = 0;  // seconds: CUDA's start-up on the GPU lanes' threads, beside the CPU's work
   std::uint64_t bytes = 0, gpu_bytes = 0;
   bool gpu_memory_fallback = false;  // --backend=auto left the GPU for lack of its memory
   unsigned workers = 0;  // > 1: read and process are summed over this many piece workers

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include "cli/input.hpp"
+#include "cli/signals.hpp"
+#include "gutf8/error.hpp"
+#include "gutf8/file.hpp"
 
 namespace gutf8::cli {
 namespace {
@@ -64,38 +67,90 @@ bool session::invalid_input_fails() const noexcept {
   return false;
 }
 
-void session::for_each_input(const stream_config& config, fd_writer* sink,
-                             const done_function& done) {
+void session::for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
+                             std::size_t top_n) {
   for (const auto& path : options_.inputs) {
     try {
       input_file in(path);
-      stream_config c = config;
-      c.backend.size_hint = in.size().value_or(0);  // lets --backend=auto weigh the transfer
-      gutf8::stream stream(c);
-      try {
-        if (piece_pipeline::suits(in, c))
-          piece_pipeline::run(in, stream, c, options_.backend.threads, options_.chunk_size, sink, bar_, times_);
-        else
-          pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
-      } catch (const broken_pipe&) {
-        // The reader downstream is gone and the run ends quietly, but what was already found
-        // still decides the exit status (stats reports errors and always exits 0).
-        if (invalid_input_fails() && !stream.stats().input.valid()) raise(exit_invalid);
-        throw;
-      }
-      const stream_timings gpu = stream.timings();
-      times_.h2d += gpu.h2d_seconds;
-      times_.kernels += gpu.kernel_seconds;
-      times_.d2h += gpu.d2h_seconds;
-      times_.staging += gpu.staging_seconds;
-      times_.gpu_bytes += gpu.gpu_bytes;
-      times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
-      done(in.name(), stream);
+      const input_result result = in.size() && *in.size() != 0 ? run_regular_file(in, config, sink, top_n)
+                                                               : run_stream(in, config, sink, top_n);
+      done(in.name(), result);
     } catch (const input_error& e) {
       error(e.what());
       raise(exit_failure);
     }
   }
+}
+
+input_result session::run_regular_file(input_file& in, const stream_config& config, fd_writer* sink,
+                                       std::size_t top_n) {
+  file_config fc;
+  fc.stream = config;
+  fc.devices = options_.devices;
+  fc.all_devices = options_.all_devices;
+  fc.piece_bytes = std::min<std::size_t>(options_.chunk_size, std::size_t{2} << 20);
+  const std::uint64_t base = in.tell();
+  std::uint64_t done = 0;
+  bool pipe_closed = false;
+  const output_sink write = [&](std::span<const std::byte> bytes) {
+    stage_timer t(times_.write);
+    try {
+      sink->write(bytes);
+      return true;
+    } catch (const broken_pipe&) {
+      pipe_closed = true;  // ends the run; its counts so far still decide the exit status
+      return false;
+    }
+  };
+  const progress_function advance = [&](std::uint64_t reached) {
+    bar_.advance(reached - done);
+    done = reached;
+  };
+  file_report report;
+  {
+    const shrunk_input_guard guard;  // the pipeline scans the file's pages in place
+    try {
+      report = process_file(in.native_handle(), base, fc, sink ? write : output_sink{}, advance, top_n);
+    } catch (const gutf8::error& e) {
+      if (e.code() != errc::io_failure) throw;
+      throw input_error(in.name() + ": " + e.what());
+    }
+  }
+  if (pipe_closed) {
+    if (invalid_input_fails() && !report.stats.input.valid()) raise(exit_invalid);
+    throw broken_pipe{};
+  }
+  in.seek(base + report.stats.input.bytes);
+  times_.bytes += report.stats.input.bytes;
+  times_.process += std::chrono::duration_cast<steady_clock::duration>(std::chrono::duration<double>(report.timings.seconds));
+  add_gpu_times(report.timings.gpu);
+  times_.gpu_startup = std::max(times_.gpu_startup, report.timings.gpu_startup_seconds);
+  return {report.stats, std::move(report.top)};
+}
+
+input_result session::run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n) {
+  stream_config c = config;
+  c.backend.size_hint = in.size().value_or(0);  // lets --backend=auto weigh the transfer
+  gutf8::stream stream(c);
+  try {
+    pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
+  } catch (const broken_pipe&) {
+    // The reader downstream is gone and the run ends quietly, but what was already found
+    // still decides the exit status (stats reports errors and always exits 0).
+    if (invalid_input_fails() && !stream.stats().input.valid()) raise(exit_invalid);
+    throw;
+  }
+  add_gpu_times(stream.timings());
+  return {stream.stats(), config.histogram && top_n != 0 ? stream.top(top_n) : std::vector<code_point_count>{}};
+}
+
+void session::add_gpu_times(const stream_timings& gpu) {
+  times_.h2d += gpu.h2d_seconds;
+  times_.kernels += gpu.kernel_seconds;
+  times_.d2h += gpu.d2h_seconds;
+  times_.staging += gpu.staging_seconds;
+  times_.gpu_bytes += gpu.gpu_bytes;
+  times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
 }
 
 // --chunk-size bytes, or less when the input is a smaller regular file (so a 1 KiB file does

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,7 +14,6 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
-#include "cli/piece_pipeline.hpp"
 #include "cli/pipeline.hpp"
 #include "cli/progress.hpp"
 #include "gutf8/stream.hpp"
@@ -24,6 +24,22 @@ namespace gutf8::cli {
 enum exit_status : int { exit_ok = 0, exit_invalid = 1, exit_usage = 2, exit_failure = 3 };
 
 class input_file;
+
+// What one input gave: its counts and, for stats --top, its most frequent code points.
+class input_result {
+ public:
+  input_result(const text_stats& stats, std::vector<code_point_count> top)
+      : stats_(stats), top_(std::move(top)) {}
+  [[nodiscard]] const text_stats& stats() const noexcept { return stats_; }
+  // The n most frequent (at most the --top the run was given).
+  [[nodiscard]] std::vector<code_point_count> top(std::size_t n) const {
+    return {top_.begin(), top_.begin() + static_cast<std::ptrdiff_t>(std::min(n, top_.size()))};
+  }
+
+ private:
+  text_stats stats_;
+  std::vector<code_point_count> top_;
+};
 
 class session {
  public:
@@ -42,20 +58,24 @@ class session {
 
   [[nodiscard]] stream_config config(operation op, bool histogram = false) const;
 
-  // Feeds each input, in order, through a fresh stream (reading, processing and writing
-  // overlapped: cli/pipeline.hpp, or for a regular file on the CPU backend processed by pieces on
-  // all cores: cli/piece_pipeline.hpp); the stream's output goes to sink (none for validate/stats).
-  // The stream's backend options get the input's size as size_hint when it is a regular file.
-  // done(name, stream) runs when an input has ended or strict mode stopped it. An input that
+  // Runs each input, in order: a regular file through the library's file pipeline
+  // (gutf8::process_file: pieces on all cores and the GPUs), anything else through a fresh stream
+  // with reading, processing and writing overlapped (cli/pipeline.hpp). The output goes to sink
+  // (none for validate/stats). done(name, result) runs when an input has ended or strict mode
+  // stopped it; top_n: how many code points result.top() may give (stats --top). An input that
   // cannot be read is reported, raises exit_failure and does not stop the others.
-  using done_function = std::function<void(const std::string& name, const gutf8::stream&)>;
-  void for_each_input(const stream_config& config, fd_writer* sink, const done_function& done);
+  using done_function = std::function<void(const std::string& name, const input_result&)>;
+  void for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
+                      std::size_t top_n = 0);
 
   // Flushes standard output and prints the --verbose timings.
   void finish();
 
  private:
   [[nodiscard]] std::size_t chunk_bytes(std::optional<std::uint64_t> input_size) const;
+  input_result run_regular_file(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n);
+  void add_gpu_times(const stream_timings& gpu);
+  input_result run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n);
 
   const cli_options& options_;
   exit_status status_ = exit_ok;

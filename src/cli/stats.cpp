@@ -95,7 +95,7 @@ void run_stats(session& s) {
   const cli_options& opt = s.options();
   bool first = true;
   s.for_each_input(s.config(operation::stats, opt.top > 0), nullptr,
-                   [&](const std::string& name, const gutf8::stream& st) {
+                   [&](const std::string& name, const input_result& st) {
     const auto top = opt.top > 0 ? st.top(opt.top) : std::vector<code_point_count>{};
     if (opt.json) {
       s.out().write(stats_json(name, st.stats(), top));
@@ -104,7 +104,7 @@ void run_stats(session& s) {
       s.out().write(stats_text(name, st.stats(), top, opt.top));
     }
     first = false;
-  });
+  }, opt.top);
 }
 
 }  // namespace gutf8::cli

@@ -10,7 +10,6 @@
 namespace gutf8::internal {
 
 namespace {
-constexpr std::size_t code_space = 0x110000;
 constexpr bool never_stops(operation op) { return op == operation::validate || op == operation::stats; }
 }  // namespace
 
@@ -84,9 +83,16 @@ block_result session::run_block(const std::uint8_t* data, std::size_t size, std:
 }
 
 void session::commit(const block_result& r, const line_facts& lines, bool counted_lines) {
-  if (stopped_ || finished_ || carried_ != 0 || want_histogram_)
+  if (stopped_ || finished_ || carried_ != 0)
     throw error(errc::invalid_argument, "session::commit: not a fresh session fed only by pieces");
   account(r, lines, counted_lines);
+}
+
+void session::add_histogram(std::span<const std::uint64_t> counts) {
+  if (!want_histogram_ || counts.size() != code_space)
+    throw error(errc::invalid_argument, "session::add_histogram: no histogram wanted, or not one counter a code point");
+  if (histogram_.empty()) histogram_.assign(code_space, 0);
+  for (std::size_t c = 0; c < code_space; ++c) histogram_[c] += counts[c];
 }
 
 void session::set_lines_before(const lines_before& before) noexcept {

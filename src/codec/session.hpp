@@ -16,6 +16,8 @@
 
 namespace gutf8::internal {
 
+inline constexpr std::size_t code_space = 0x110000;  // histogram counters: one a code point
+
 class session {
  public:
   // single_block: the caller feeds the whole input at once (one-shot), so lines need not
@@ -29,15 +31,17 @@ class session {
   // at out (room for max_output(data.size())) and returns the bytes written.
   std::size_t feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
 
-  // Accounts a block that was processed elsewhere (codec/pieces.hpp) as the next bytes of the
-  // input, its output already placed by the caller. Only for a fresh session without a histogram
-  // that is fed nothing else. counted_lines: the block counted its newlines (stats needs them all).
+  // Accounts a block that was processed elsewhere (file/pieces.hpp) as the next bytes of the
+  // input, its output already placed by the caller. Only for a fresh session that is fed nothing
+  // else; its histogram, if any, comes from add_histogram. counted_lines: the block counted its newlines (stats needs them all).
   // A block that did not count them leaves the newline state behind, so the first error after such blocks is
   // placed only after set_lines_before() has brought that state up to date.
   void commit(const block_result& r, const line_facts& lines, bool counted_lines);
   // The lines of the whole input before the next block, counted by the caller itself instead of
   // by every block.
   void set_lines_before(const lines_before& before) noexcept;
+  // Adds code point counts (0x110000 of them) gathered by the blocks' own processors.
+  void add_histogram(std::span<const std::uint64_t> counts);
   // Whether the next block's error would be the first one (and so needs the lines before it).
   [[nodiscard]] bool error_unplaced() const noexcept { return !stats_.input.first_error; }
 

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "codec/session.hpp"
-#include "codec/stream_access.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gutf8/error.hpp"
 
@@ -69,7 +68,6 @@ const text_stats& stream::stats() const noexcept { return impl_->session.stats()
 bool stream::stopped() const noexcept { return impl_->session.stopped(); }
 std::vector<code_point_count> stream::top(std::size_t n) const { return impl_->session.top(n); }
 
-internal::session& internal::stream_access::session_of(stream& s) { return s.impl_->session; }
 
 // ---------------------------------------------------------------------- host_buffer ----
 

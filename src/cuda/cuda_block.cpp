@@ -80,8 +80,8 @@ class cuda_processor final : public block_processor {
   }
 
   block_result process(const block_request& rq) override {
-    if (rq.end != rq.size || rq.size == 0 || rq.size < tuning_.min_gpu_block || !ensure_started())
-      return fallback_->process(rq);
+    if (rq.end == 0 || rq.end < tuning_.min_gpu_block || !ensure_started()) return fallback_->process(rq);
+    if (rq.end != rq.size) return process_head_then_tail(rq);
     cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
     const bool in_pinned = is_pinned(rq.data, rq.size);
     const std::size_t out_room = output_width(rq.op) * rq.size + (rq.op == operation::encode ? 3 : 0);
@@ -94,6 +94,34 @@ class cuda_processor final : public block_processor {
   [[nodiscard]] stream_timings timings() const noexcept { return times_; }
 
  private:
+  // A block whose units end at rq.end < rq.size (a run of file pieces): the GPU takes [0, end) as
+  // a chunk that is not the last, which leaves at most 3 bytes of a sequence that may be cut
+  // short; the fallback processor settles them with the bytes after end in view, as the CPU would.
+  block_result process_head_then_tail(const block_request& rq) {
+    block_request head = rq;
+    head.size = rq.end;
+    head.at_end = false;
+    block_result r = process(head);
+    if (r.stopped || r.consumed == rq.end) return r;
+    block_request tail = rq;
+    tail.data = rq.data + r.consumed;
+    tail.size = rq.size - r.consumed;
+    tail.end = rq.end - r.consumed;
+    if (tail.out != nullptr) tail.out += r.written;
+    const block_result t = fallback_->process(tail);
+    if (t.first_error != no_error && r.first_error == no_error) {
+      r.first_error = r.consumed + t.first_error;
+      r.first_kind = t.first_kind;
+    }
+    r.errors += t.errors;
+    r.lines += t.lines;
+    r.written += t.written;
+    r.stopped = t.stopped;
+    for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += t.by_length[l];
+    r.consumed += t.consumed;
+    return r;
+  }
+
   struct slot {
     cuda::stream stream;
     cuda::event start, h2d, kernels, summary, out_start, out_done;

@@ -1,6 +1,7 @@
-// Pieces (src/codec/pieces.hpp): an input processed as pieces, several threads taking them in a
-// shuffled order, each from a copy of just its window, then committed in input order, gives the
-// one-shot result: output, summary, first-error line and column, stats.
+// Pieces (src/file/pieces.hpp): an input processed as runs of pieces (one piece, as a CPU worker
+// takes, or several, as a GPU lane does), several threads taking them in a shuffled order, each from
+// a copy of just its window, then committed in input order, gives the one-shot result: output,
+// summary, first-error line and column, stats.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +10,8 @@
 
 #include "check.hpp"
 #include "codec/cpu_block.hpp"
-#include "codec/pieces.hpp"
-#include "codec/stream_access.hpp"
+#include "file/pieces.hpp"
+#include "codec/session.hpp"
 
 namespace {
 
@@ -19,49 +20,60 @@ using namespace gutf8::test;
 using internal::piece_outcome;
 using internal::piece_plan;
 
+// The pieces cut into runs of 1 to 4 (mostly 1).
+std::vector<internal::piece_run> random_runs(std::uint64_t count, std::mt19937_64& g) {
+  std::vector<internal::piece_run> runs;
+  for (std::uint64_t k = 0; k < count;) {
+    const std::uint64_t length = std::min<std::uint64_t>(count - k, g() % 3 == 0 ? 1 + g() % 4 : 1);
+    runs.push_back({k, length});
+    k += length;
+  }
+  return runs;
+}
+
 outcome by_pieces(operation op, error_policy p, const std::string& in, std::uint64_t piece_bytes,
                   std::mt19937_64& g) {
   const piece_plan plan{in.size(), piece_bytes};
-  const std::size_t count = plan.count();
-  std::vector<piece_outcome> done(count);
-  std::vector<std::vector<std::uint8_t>> outs(count);
-  std::vector<std::size_t> order(count);
-  for (std::size_t k = 0; k < count; ++k) order[k] = k;
+  const std::vector<internal::piece_run> runs = random_runs(plan.count(), g);
+  std::vector<piece_outcome> done(runs.size());
+  std::vector<std::vector<std::uint8_t>> outs(runs.size());
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t r = 0; r < runs.size(); ++r) order[r] = r;
   std::shuffle(order.begin(), order.end(), g);
   std::atomic<std::size_t> next{0};
   const auto worker = [&] {
     const auto processor = internal::make_cpu_processor(1);
-    for (std::size_t i; (i = next++) < count;) {
-      const std::size_t k = order[i];
+    for (std::size_t i; (i = next++) < runs.size();) {
+      const std::size_t r = order[i];
       // A copy of the window alone: a read outside it is a sanitizer finding.
-      const std::vector<std::uint8_t> window(in.begin() + static_cast<std::ptrdiff_t>(plan.window_begin(k)),
-                                             in.begin() + static_cast<std::ptrdiff_t>(plan.window_end(k)));
-      outs[k].resize(internal::output_width(op) * plan.max_window() + 3);
-      done[k] = internal::process_piece(*processor, op, p, plan, k, window.data(), outs[k].data());
+      const auto from = static_cast<std::ptrdiff_t>(runs[r].window_begin(plan));
+      const std::vector<std::uint8_t> window(in.begin() + from,
+                                             in.begin() + static_cast<std::ptrdiff_t>(runs[r].window_end(plan)));
+      outs[r].resize(internal::output_width(op) * window.size() + 3);
+      done[r] = internal::process_pieces(*processor, op, p, plan, runs[r], window.data(), outs[r].data());
     }
   };
   {
     std::vector<std::jthread> pool;
     for (int t = 0; t < 3; ++t) pool.emplace_back(worker);
   }
-  stream s(stream_config{op, p, false, {}});
-  internal::session& session = internal::stream_access::session_of(s);
+  internal::session session(stream_config{op, p, false, {}}, internal::make_cpu_processor(1));
   std::string out;
   std::uint64_t reached = 0;
-  for (std::size_t k = 0; k < count; ++k) {
-    EXPECT_EQ(done[k].begin, reached) << "piece " << k << " does not start where the last ended";
-    const piece_outcome& o = done[k];
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    EXPECT_EQ(done[r].begin, reached) << "run " << r << " does not start where the last ended";
+    const piece_outcome& o = done[r];
     if (o.result.errors != 0 && !o.counted_lines && session.error_unplaced()) {
-      // What the CLI's committer does then: count the lines before the piece itself.
+      // What the file pipeline's committer does then: count the lines before the run itself.
       session.set_lines_before(internal::count_lines_before(reinterpret_cast<const std::uint8_t*>(in.data()),
                                                             o.begin, internal::line_unit(op)));
     }
     session.commit(o.result, o.lines, o.counted_lines);
-    out.append(reinterpret_cast<const char*>(outs[k].data()), done[k].result.written);
-    reached = done[k].begin + done[k].result.consumed;
-    if (s.stopped()) break;
+    out.append(reinterpret_cast<const char*>(outs[r].data()), done[r].result.written);
+    reached = done[r].begin + done[r].result.consumed;
+    if (session.stopped()) break;
   }
-  return {out, s.stats()};
+  return {out, session.stats()};
 }
 
 std::vector<std::string> inputs(std::mt19937_64& g, operation op) {

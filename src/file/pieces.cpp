@@ -1,14 +1,14 @@
-#include "codec/pieces.hpp"
+#include "file/pieces.hpp"
 
 #include "codec/boundary.hpp"
 
 namespace gutf8::internal {
 
-piece_outcome process_piece(block_processor& processor, operation op, error_policy policy,
-                            const piece_plan& plan, std::uint64_t k, const std::uint8_t* window,
-                            std::uint8_t* out) {
-  const std::uint64_t at = plan.window_begin(k);
-  const std::size_t size = static_cast<std::size_t>(plan.window_end(k) - at);
+piece_outcome process_pieces(block_processor& processor, operation op, error_policy policy,
+                             const piece_plan& plan, const piece_run& run, const std::uint8_t* window,
+                             std::uint8_t* out, std::uint64_t* histogram) {
+  const std::uint64_t at = run.window_begin(plan);
+  const std::size_t size = static_cast<std::size_t>(run.window_end(plan) - at);
   const bool utf32 = op == operation::encode;
   const auto cut = [&](std::uint64_t nominal) -> std::size_t {
     if (nominal >= plan.total) return size;
@@ -16,8 +16,8 @@ piece_outcome process_piece(block_processor& processor, operation op, error_poli
     // UTF-32 values sit at multiples of 4 of the input, and piece_bytes is one.
     return utf32 ? q : unit_start_at_or_after(window, q, size, false);
   };
-  const std::size_t begin = k == 0 ? 0 : cut(k * plan.piece_bytes);
-  const std::size_t end = cut((k + 1) * plan.piece_bytes);
+  const std::size_t begin = run.first == 0 ? 0 : cut(run.first * plan.piece_bytes);
+  const std::size_t end = cut(run.end() * plan.piece_bytes);
 
   block_request rq;
   rq.op = op;
@@ -25,8 +25,9 @@ piece_outcome process_piece(block_processor& processor, operation op, error_poli
   rq.data = window + begin;
   rq.size = size - begin;
   rq.end = end - begin;
-  rq.at_end = plan.window_end(k) == plan.total;
+  rq.at_end = run.window_end(plan) == plan.total;
   rq.count_lines = op == operation::stats;
+  rq.histogram = histogram;
   rq.out = out;
   piece_outcome o;
   o.begin = at + begin;

@@ -27,7 +27,8 @@ struct piece_plan {
   [[nodiscard]] std::uint64_t count() const noexcept {
     return piece_bytes == 0 ? 0 : (total + piece_bytes - 1) / piece_bytes;
   }
-  // The bytes of the input that piece k's worker reads: [window_begin, window_end).
+  // The bytes of the input that piece k's worker reads: [window_begin(k), window_end(k)); pieces
+  // first..last together read [window_begin(first), window_end(last)).
   [[nodiscard]] std::uint64_t window_begin(std::uint64_t k) const noexcept {
     const std::uint64_t nominal = k * piece_bytes;
     return nominal < piece_lead ? 0 : nominal - piece_lead;
@@ -49,14 +50,24 @@ struct piece_outcome {
   std::uint64_t begin = 0;  // where the piece starts in the input
 };
 
-// Processes piece k from its window (the input's bytes [plan.window_begin(k), plan.window_end(k)))
-// with processor, which must not be shared with another thread. Only stats counts the newlines of
+// The pieces [first, first + count) of the input: one worker's job.
+struct piece_run {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+  [[nodiscard]] std::uint64_t end() const noexcept { return first + count; }
+  [[nodiscard]] std::uint64_t window_begin(const piece_plan& plan) const noexcept { return plan.window_begin(first); }
+  [[nodiscard]] std::uint64_t window_end(const piece_plan& plan) const noexcept { return plan.window_end(end() - 1); }
+};
+
+// Processes the pieces of `run` from their window (the input's bytes [run.window_begin(plan),
+// run.window_end(plan))) with processor, which must not be shared with another thread. Only stats counts the newlines of
 // every piece: that doubles the work of validating ASCII, and the other operations need them just
 // to place the first error, so session::commit's caller counts the lines before that piece then
 // (set_lines_before). The facts about the piece's own first error are always found.
-// out: room for output_width(op) * plan.max_window() + 3 bytes (none for validate and stats).
-piece_outcome process_piece(block_processor& processor, operation op, error_policy policy,
-                            const piece_plan& plan, std::uint64_t k, const std::uint8_t* window,
-                            std::uint8_t* out);
+// out: room for output_width(op) * (window bytes) + 3 bytes (none for validate and stats).
+// histogram: stats only, 0x110000 counters to add the run's code points to, or null.
+piece_outcome process_pieces(block_processor& processor, operation op, error_policy policy,
+                             const piece_plan& plan, const piece_run& run, const std::uint8_t* window,
+                             std::uint8_t* out, std::uint64_t* histogram = nullptr);
 
 }  // namespace gutf8::internal

@@ -1,0 +1,210 @@
+#include "file/scheduler.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "gutf8/error.hpp"
+
+namespace gutf8::internal {
+namespace {
+
+// The shared state of one run: what is claimed, what is done, what is committed.
+class piece_board {
+ public:
+  piece_board(std::uint64_t pieces, std::uint64_t ahead, std::size_t workers)
+      : pieces_(pieces), ahead_(ahead), working_(workers) {}
+
+  // The next run for a worker that takes `count` pieces at once: a run some other worker gave
+  // back first, else the next unclaimed pieces once they are within `ahead` of the commit; none
+  // once every piece is claimed or the run is cancelled.
+  std::optional<piece_run> claim(std::uint64_t count) {
+    std::unique_lock lock(m_);
+    for (;;) {
+      if (cancelled_) return std::nullopt;
+      if (!given_back_.empty()) {
+        piece_run& back = given_back_.front();
+        const piece_run run{back.first, std::min(count, back.count)};
+        back.first += run.count;
+        back.count -= run.count;
+        if (back.count == 0) given_back_.pop_front();
+        return run;
+      }
+      if (next_ >= pieces_ && unfinished_ == 0) return std::nullopt;
+      if (next_ < pieces_ && next_ < committed_ + ahead_) break;
+      // Every piece is claimed, but a run in progress may still be given back.
+      changed_.wait(lock);
+    }
+    const piece_run run{next_, std::min(count, pieces_ - next_)};
+    next_ += run.count;
+    unfinished_ += run.count;
+    return run;
+  }
+
+  void publish(run_result&& r) {
+    std::function<void()> release;
+    {
+      std::lock_guard lock(m_);
+      unfinished_ -= r.run.count;
+      if (cancelled_) {
+        release = std::move(r.release);
+      } else {
+        const std::uint64_t first = r.run.first;
+        done_.emplace(first, std::move(r));
+      }
+    }
+    if (release) release();
+    changed_.notify_all();
+  }
+
+  void give_back(const piece_run& run) {
+    {
+      std::lock_guard lock(m_);
+      unfinished_ -= run.count;
+      given_back_.push_back(run);
+    }
+    changed_.notify_all();
+  }
+
+  // A failure that ends the run; the committer rethrows it when it reaches the failed run.
+  void fail(const piece_run& run, std::exception_ptr why) {
+    {
+      std::lock_guard lock(m_);
+      unfinished_ -= run.count;
+      failures_.emplace(run.first, std::move(why));
+    }
+    changed_.notify_all();
+  }
+
+  // Waits for the run that starts at the next uncommitted piece, or the failure that is first in
+  // file order (committing past it is impossible).
+  run_result await_next() {
+    std::unique_lock lock(m_);
+    for (;;) {
+      if (!failures_.empty() && failures_.begin()->first <= committed_) std::rethrow_exception(failures_.begin()->second);
+      if (const auto it = done_.find(committed_); it != done_.end()) {
+        run_result r = std::move(it->second);
+        done_.erase(it);
+        return r;
+      }
+      // A failure beyond the commit still ends the run once nothing can fill the gap before it.
+      if (!failures_.empty() && unfinished_ == 0 && given_back_.empty() && next_ >= pieces_)
+        std::rethrow_exception(failures_.begin()->second);
+      if (working_ == 0)
+        throw error(errc::device_failure, "every worker of the file pipeline stopped before the end of the file");
+      changed_.wait(lock);
+    }
+  }
+
+  // A worker's thread ends (nothing left for it, or it stopped).
+  void worker_ended() {
+    {
+      std::lock_guard lock(m_);
+      --working_;
+    }
+    changed_.notify_all();
+  }
+
+  void committed(const piece_run& run) {
+    {
+      std::lock_guard lock(m_);
+      committed_ = run.end();
+    }
+    changed_.notify_all();
+  }
+
+  // Ends the run: workers claim nothing more, and the outputs nobody will commit go back.
+  void cancel() {
+    std::map<std::uint64_t, run_result> dropped;
+    {
+      std::lock_guard lock(m_);
+      cancelled_ = true;
+      dropped.swap(done_);
+    }
+    changed_.notify_all();
+    for (auto& [first, r] : dropped)
+      if (r.release) r.release();
+  }
+
+ private:
+  const std::uint64_t pieces_, ahead_;
+  std::mutex m_;
+  std::condition_variable changed_;
+  std::uint64_t next_ = 0;        // the first piece nobody has claimed
+  std::uint64_t committed_ = 0;   // the first piece not committed
+  std::uint64_t unfinished_ = 0;  // pieces claimed and neither published, given back nor failed
+  std::size_t working_;           // workers whose threads have not ended
+  std::deque<piece_run> given_back_;
+  std::map<std::uint64_t, run_result> done_;             // by first piece
+  std::map<std::uint64_t, std::exception_ptr> failures_;  // by first piece
+  bool cancelled_ = false;
+};
+
+void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hooks) {
+  try {
+    worker.start();
+  } catch (const run_given_back&) {
+    return;  // this worker stays out; the others do every piece
+  } catch (...) {
+    board.fail(piece_run{0, 0}, std::current_exception());
+    return;
+  }
+  while (const auto run = board.claim(worker.run_pieces())) {
+    try {
+      run_result r = worker.process(*run);
+      if (hooks.before_publish) hooks.before_publish(worker, *run);
+      board.publish(std::move(r));
+    } catch (const run_given_back&) {
+      board.give_back(*run);
+      return;
+    } catch (...) {
+      board.fail(*run, std::current_exception());
+      return;
+    }
+  }
+}
+
+void work(file_worker& worker, piece_board& board, const schedule_hooks& hooks) {
+  work_on(worker, board, hooks);
+  board.worker_ended();
+}
+
+}  // namespace
+
+std::uint64_t schedule_pieces(const piece_plan& plan, std::span<const std::unique_ptr<file_worker>> workers,
+                              std::uint64_t ahead, const commit_function& commit,
+                              const schedule_hooks& hooks) {
+  const std::uint64_t pieces = plan.count();
+  for (const auto& w : workers) ahead = std::max(ahead, w->run_pieces());
+  piece_board board(pieces, ahead, workers.size());
+  std::uint64_t committed = 0;
+  {
+    std::vector<std::jthread> threads;
+    // However the loop below ends, the workers stop before the board goes away.
+    struct stopper {
+      piece_board& board;
+      std::vector<std::jthread>& threads;
+      ~stopper() {
+        board.cancel();
+        threads.clear();  // joins
+      }
+    } stop{board, threads};
+    for (const auto& w : workers) threads.emplace_back(work, std::ref(*w), std::ref(board), std::cref(hooks));
+
+    while (committed < pieces) {
+      run_result r = board.await_next();
+      const bool go_on = commit(r);
+      committed = r.run.end();
+      board.committed(r.run);
+      if (r.release) r.release();
+      if (!go_on) break;
+    }
+  }
+  return committed;
+}
+
+}  // namespace gutf8::internal

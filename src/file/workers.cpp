@@ -1,0 +1,147 @@
+#include "file/workers.hpp"
+
+#include <chrono>
+#include <utility>
+
+#include "codec/cpu_block.hpp"
+#include "codec/session.hpp"
+#include "cuda/cuda_block.hpp"
+#include "gutf8/error.hpp"
+
+namespace gutf8::internal {
+namespace {
+
+void free_ordinary(std::uint8_t* p) { std::default_delete<std::uint8_t[]>{}(p); }
+void free_page_locked(std::uint8_t* p) { free_pinned(p); }
+
+std::size_t output_room(operation op, std::uint64_t window) {
+  const std::size_t width = output_width(op);
+  return width == 0 ? 0 : width * static_cast<std::size_t>(window) + 3;
+}
+
+std::vector<std::uint64_t> histogram_for(const file_work& work) {
+  return work.histogram ? std::vector<std::uint64_t>(code_space, 0) : std::vector<std::uint64_t>{};
+}
+
+run_result finish_run(const piece_run& run, piece_outcome&& outcome, std::uint8_t* out,
+                      std::function<void()> release) {
+  run_result r;
+  r.run = run;
+  r.output = {out, out == nullptr ? 0 : outcome.result.written};
+  r.outcome = std::move(outcome);
+  r.release = std::move(release);
+  return r;
+}
+
+}  // namespace
+
+owned_bytes ordinary_bytes(std::size_t n) {
+  return owned_bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n).release(), free_ordinary);
+}
+
+owned_bytes pinned_bytes(std::size_t n) {
+  auto* p = static_cast<std::uint8_t*>(allocate_pinned(n));
+  if (p == nullptr) throw error(errc::out_of_memory, "cannot page-lock " + std::to_string(n) + " bytes of host memory");
+  return owned_bytes(p, free_page_locked);
+}
+
+std::pair<std::uint8_t*, std::function<void()>> output_pool::acquire() {
+  std::unique_lock lock(m_);
+  if (free_.empty() && (limit_ == 0 || all_.size() < limit_)) {
+    lock.unlock();
+    owned_bytes fresh = allocate_(bytes_);  // outside the lock: page-locking takes milliseconds
+    lock.lock();
+    free_.push_back(fresh.get());
+    all_.push_back(std::move(fresh));
+  }
+  returned_.wait(lock, [&] { return !free_.empty(); });
+  std::uint8_t* b = free_.back();
+  free_.pop_back();
+  return {b, [this, b] {
+            {
+              std::lock_guard hold(m_);
+              free_.push_back(b);
+            }
+            returned_.notify_one();
+          }};
+}
+
+// ------------------------------------------------------------------------------ CPU ----
+
+cpu_worker::cpu_worker(const file_work& work)
+    : work_(work),
+      processor_(make_cpu_processor(1)),
+      outputs_(output_room(work.op, work.plan->max_window()), 0, ordinary_bytes),
+      histogram_(histogram_for(work)) {}
+
+run_result cpu_worker::process(const piece_run& run) {
+  const std::uint8_t* window = work_.source->window(run.first, scratch_);
+  auto [out, release] = output_width(work_.op) == 0 ? std::pair<std::uint8_t*, std::function<void()>>{}
+                                                     : outputs_.acquire();
+  piece_outcome o = process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, window, out,
+                                   histogram_.empty() ? nullptr : histogram_.data());
+  bytes_ += o.result.consumed;
+  return finish_run(run, std::move(o), out, std::move(release));
+}
+
+// ------------------------------------------------------------------------------ GPU ----
+
+gpu_lane::gpu_lane(const file_work& work, const gpu_lane_config& config)
+    : work_(work), config_(config), histogram_(histogram_for(work)) {}
+
+void gpu_lane::fail(std::exception_ptr why) {
+  failed_ = true;
+  if (config_.give_back) throw run_given_back(std::move(why));
+  std::rethrow_exception(why);
+}
+
+void gpu_lane::start() {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (config_.nth_usable) {
+    const std::vector<int> usable = all_devices();
+    if (config_.device >= static_cast<int>(usable.size())) {
+      if (config_.device == 0 && !config_.give_back) throw error(errc::no_device, "no usable GPU for the CUDA backend");
+      throw run_given_back(nullptr);  // fewer GPUs here than lanes were made for
+    }
+    config_.device = usable[static_cast<std::size_t>(config_.device)];
+  }
+  try {
+    options opt;
+    opt.backend = backend::cuda;
+    opt.device = config_.device;
+    opt.threads = 1;
+    opt.device_memory_limit = config_.device_memory_limit;
+    processor_ = make_cuda_processor(opt, make_cpu_processor(1));
+    const std::uint64_t window = config_.run_pieces * work_.plan->piece_bytes + piece_lead + piece_tail;
+    input_ = pinned_bytes(static_cast<std::size_t>(window));
+    // Two outputs: one being written by the committer while the next run fills the other.
+    if (output_width(work_.op) != 0) outputs_ = std::make_unique<output_pool>(output_room(work_.op, window), 2, pinned_bytes);
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  startup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+run_result gpu_lane::process(const piece_run& run) {
+  try {
+    if (config_.before_run) config_.before_run(run);
+    auto [out, release] = outputs_ ? outputs_->acquire() : std::pair<std::uint8_t*, std::function<void()>>{};
+    const std::uint64_t from = run.window_begin(*work_.plan);
+    const auto length = static_cast<std::size_t>(run.window_end(*work_.plan) - from);
+    work_.source->read(std::span(input_.get(), length), from, config_.fill_threads);
+    piece_outcome o = process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, input_.get(), out,
+                                     histogram_.empty() ? nullptr : histogram_.data());
+    bytes_ += o.result.consumed;
+    return finish_run(run, std::move(o), out, std::move(release));
+  } catch (const error& e) {
+    // The file itself cannot be read: that is no GPU failure, and no other worker would do better.
+    if (e.code() == errc::io_failure) throw;
+    fail(std::current_exception());
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+stream_timings gpu_lane::timings() const { return processor_ ? timings_of(*processor_) : stream_timings{}; }
+
+}  // namespace gutf8::internal

@@ -1,0 +1,112 @@
+// The file pipeline's two kinds of worker (file/scheduler.hpp).
+//   cpu_worker: one CPU thread, one piece at a time, scanned in place from the file's mapped
+//               segments by a single-thread CPU block processor (the piece stays in the core's cache).
+//   gpu_lane:   a run of many pieces copied into page-locked memory on a few threads, then through
+//               the CUDA block processor (cuda/cuda_block.hpp: its two CUDA streams overlap copies
+//               and kernels inside the run). Two lanes a GPU, so one fills its buffer while the
+//               other's run is on the GPU. CUDA starts in start(), on the lane's own thread, while
+//               the CPU workers already run.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "codec/block.hpp"
+#include "file/file_source.hpp"
+#include "file/scheduler.hpp"
+#include "gutf8/file.hpp"
+
+namespace gutf8::internal {
+
+// What every worker of one run shares.
+struct file_work {
+  operation op = operation::validate;
+  error_policy policy = error_policy::strict;
+  bool histogram = false;  // stats: count code points
+  const piece_plan* plan = nullptr;
+  file_source* source = nullptr;
+};
+
+using owned_bytes = std::unique_ptr<std::uint8_t, void (*)(std::uint8_t*)>;
+owned_bytes ordinary_bytes(std::size_t n);
+owned_bytes pinned_bytes(std::size_t n);  // page-locked; throws gutf8::error(out_of_memory)
+
+// Output buffers that a worker fills and the committer hands back: a run's output lives until it
+// is written, while the worker goes on with the next.
+class output_pool {
+ public:
+  // Buffers of `bytes` each from allocate; at most `limit` at once (0: no limit): acquire() then
+  // waits for one to come back.
+  output_pool(std::size_t bytes, std::size_t limit, owned_bytes (*allocate)(std::size_t))
+      : bytes_(bytes), limit_(limit), allocate_(allocate) {}
+  // A buffer, and the function that hands it back (callable from any thread).
+  std::pair<std::uint8_t*, std::function<void()>> acquire();
+
+ private:
+  std::size_t bytes_, limit_;
+  owned_bytes (*allocate_)(std::size_t);
+  std::mutex m_;
+  std::condition_variable returned_;
+  std::vector<owned_bytes> all_;
+  std::vector<std::uint8_t*> free_;
+};
+
+class cpu_worker final : public file_worker {
+ public:
+  explicit cpu_worker(const file_work& work);
+  [[nodiscard]] std::uint64_t run_pieces() const noexcept override { return 1; }
+  run_result process(const piece_run& run) override;
+  [[nodiscard]] std::span<const std::uint64_t> histogram() const noexcept override { return histogram_; }
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+
+ private:
+  file_work work_;
+  std::unique_ptr<block_processor> processor_;
+  output_pool outputs_;
+  std::vector<std::uint8_t> scratch_;  // a window copied when it cannot be mapped
+  std::vector<std::uint64_t> histogram_;
+  std::uint64_t bytes_ = 0;
+};
+
+struct gpu_lane_config {
+  int device = 0;
+  bool nth_usable = false;         // device is the index among all_devices(): absent, the lane stays out
+  std::uint64_t run_pieces = 32;
+  unsigned fill_threads = 4;       // pread threads that fill the page-locked input
+  std::uint64_t device_memory_limit = 0;
+  bool give_back = true;           // failures hand the run to the CPU workers (backend::auto_select)
+  // Tests: runs before each run on the lane's thread; what it throws stands for a GPU fault.
+  std::function<void(const piece_run&)> before_run;
+};
+
+class gpu_lane final : public file_worker {
+ public:
+  gpu_lane(const file_work& work, const gpu_lane_config& config);
+  void start() override;
+  [[nodiscard]] std::uint64_t run_pieces() const noexcept override { return config_.run_pieces; }
+  run_result process(const piece_run& run) override;
+  [[nodiscard]] std::span<const std::uint64_t> histogram() const noexcept override { return histogram_; }
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+  [[nodiscard]] double startup_seconds() const noexcept { return startup_seconds_; }
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  [[nodiscard]] stream_timings timings() const;
+
+ private:
+  [[noreturn]] void fail(std::exception_ptr why);
+
+  file_work work_;
+  gpu_lane_config config_;
+  std::unique_ptr<block_processor> processor_;
+  owned_bytes input_{nullptr, nullptr};
+  std::unique_ptr<output_pool> outputs_;
+  std::vector<std::uint64_t> histogram_;
+  std::uint64_t bytes_ = 0;
+  double startup_seconds_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace gutf8::internal

@@ -1,0 +1,339 @@
+// The file pipeline (src/file/): a regular file through CPU workers and workers that take runs of
+// many pieces as the GPU lanes do (here CPU processors that read their runs with pread, so the mix
+// runs without a GPU), finishing in forced orders, failing on purpose, gives exactly what the
+// one-shot API gives for the whole file: output, summary, first error with line and column, stats.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "check.hpp"
+#include "codec/cpu_block.hpp"
+#include "codec/session.hpp"
+#include "file/process_file.hpp"
+#include "gutf8/file.hpp"
+
+namespace {
+
+using namespace gutf8;
+using namespace gutf8::test;
+using internal::file_run_tuning;
+using internal::file_work;
+using internal::file_worker;
+using internal::piece_run;
+using internal::run_result;
+
+// A temporary file holding `text` after `prefix` bytes the run must skip.
+class temp_file {
+ public:
+  explicit temp_file(const std::string& text, const std::string& prefix = {}) {
+    char name[] = "/tmp/gutf8_file_pipeline_XXXXXX";
+    fd_ = ::mkstemp(name);
+    path_ = name;
+    const std::string all = prefix + text;
+    EXPECT_EQ(::write(fd_, all.data(), all.size()), static_cast<ssize_t>(all.size()));
+  }
+  ~temp_file() {
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Takes runs of `pieces` pieces, copies them out with pread as a GPU lane fills its buffer, and
+// processes them on a single-thread CPU processor; fails as told after `fail_after` runs.
+class batch_worker final : public file_worker {
+ public:
+  enum class failure { none, give_back, fatal };
+  batch_worker(const file_work& work, std::uint64_t pieces, failure fail = failure::none, int fail_after = 0)
+      : work_(work), pieces_(pieces), fail_(fail), fail_after_(fail_after),
+        processor_(internal::make_cpu_processor(1)),
+        histogram_(work.histogram ? internal::code_space : 0, 0) {}
+
+  [[nodiscard]] std::uint64_t run_pieces() const noexcept override { return pieces_; }
+  [[nodiscard]] std::span<const std::uint64_t> histogram() const noexcept override { return histogram_; }
+
+  run_result process(const piece_run& run) override {
+    if (fail_ != failure::none && runs_++ == fail_after_) {
+      const auto why = std::make_exception_ptr(error(errc::device_failure, "planted device failure"));
+      if (fail_ == failure::give_back) throw internal::run_given_back(why);
+      std::rethrow_exception(why);
+    }
+    const std::uint64_t from = run.window_begin(*work_.plan);
+    std::vector<std::uint8_t> window(run.window_end(*work_.plan) - from);
+    work_.source->read(window, from, 2);
+    auto out = std::make_shared<std::vector<std::uint8_t>>(internal::output_width(work_.op) * window.size() + 3);
+    run_result r;
+    r.run = run;
+    r.outcome = internal::process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, window.data(),
+                                         out->data(), histogram_.empty() ? nullptr : histogram_.data());
+    r.output = {out->data(), out->empty() ? 0 : r.outcome.result.written};
+    r.release = [out] {};  // the output lives until the committer hands it back
+    return r;
+  }
+
+ private:
+  file_work work_;
+  std::uint64_t pieces_;
+  failure fail_;
+  int fail_after_;
+  int runs_ = 0;
+  std::unique_ptr<internal::block_processor> processor_;
+  std::vector<std::uint64_t> histogram_;
+};
+
+struct mix {
+  const char* name;
+  unsigned cpu_workers;
+  std::vector<std::uint64_t> batch_pieces;  // one batch worker each
+};
+
+const mix mixes[] = {
+    {"cpu only", 3, {}},
+    {"batches only", 0, {5, 7}},
+    {"cpu and batches", 2, {4, 9}},
+};
+
+struct run_outcome {
+  outcome got;
+  file_report report;
+};
+
+run_outcome run(const temp_file& f, std::uint64_t offset, operation op, error_policy p, std::uint64_t piece_bytes,
+                file_run_tuning tuning, bool histogram = false, std::size_t top_n = 0) {
+  file_config config;
+  config.stream.operation = op;
+  config.stream.policy = p;
+  config.stream.histogram = histogram;
+  config.stream.backend.backend = backend::cpu;
+  config.piece_bytes = piece_bytes;
+  run_outcome r;
+  const output_sink sink = [&](std::span<const std::byte> bytes) {
+    r.got.out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return true;
+  };
+  r.report = internal::run_file(f.fd(), offset, config, sink, {}, top_n, tuning);
+  r.got.stats = r.report.stats;
+  return r;
+}
+
+file_run_tuning tuning_for(const mix& m, std::uint64_t seed, bool delays) {
+  file_run_tuning t;
+  t.cpu_workers = m.cpu_workers;
+  const std::vector<std::uint64_t> batches = m.batch_pieces;
+  t.extra_workers = [batches](const file_work& work) {
+    std::vector<std::unique_ptr<file_worker>> w;
+    for (const std::uint64_t n : batches) w.push_back(std::make_unique<batch_worker>(work, n));
+    return w;
+  };
+  if (delays) {
+    // Runs that start on an odd piece wait a little: later runs overtake earlier ones.
+    t.hooks.before_publish = [seed](const file_worker&, const piece_run& r) {
+      if ((r.first + seed) % 2 == 1) std::this_thread::sleep_for(std::chrono::microseconds(200 + 37 * (r.first % 5)));
+    };
+  }
+  return t;
+}
+
+std::vector<std::string> inputs(std::mt19937_64& g, operation op) {
+  if (op == operation::encode)
+    return {random_utf32(g, 5003, 0.0), random_utf32(g, 4001, 0.01) + "\x41\x00", random_utf32(g, 997, 0.3)};
+  std::string late = random_text(g, 12007, 0.0);
+  late += "\xE2\x82";  // the only error, far into the file: its line counts every piece before
+  late += random_text(g, 501, 0.0) + "\n" + random_text(g, 100, 0.0);
+  return {random_text(g, 20011, 0.0), random_text(g, 15013, 0.01), random_text(g, 4999, 0.3) + "\xF0\x9F",
+          late, std::string(4000, '\x80') + "\xC3"};
+}
+
+const std::pair<operation, error_policy> cases[] = {
+    {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
+    {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
+    {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::strict},
+    {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
+    {operation::encode, error_policy::strict},   {operation::encode, error_policy::replace},
+    {operation::encode, error_policy::drop}};
+
+TEST(FilePipeline, EveryMixAndOrderEqualsOneShot) {
+  auto g = rng(51);
+  for (const auto& [op, p] : cases)
+    for (const std::string& in : inputs(g, op)) {
+      const outcome whole = one_shot(op, p, in);
+      const temp_file f(in);
+      for (const mix& m : mixes)
+        for (const std::uint64_t piece : {std::uint64_t{16}, std::uint64_t{61}, std::uint64_t{1000}, std::uint64_t{4099}})
+          for (const bool delays : {false, true}) {
+            SCOPED_TRACE(testing::Message() << name(op) << '/' << name(p) << ", " << in.size() << " bytes, "
+                                            << m.name << ", pieces of " << piece << (delays ? ", delayed" : ""));
+            const run_outcome r = run(f, 0, op, p, piece, tuning_for(m, g(), delays));
+            EXPECT_TRUE(same(r.got, whole));
+            EXPECT_EQ(r.report.stopped, op != operation::validate && op != operation::stats &&
+                                             p == error_policy::strict && !whole.stats.input.valid());
+          }
+    }
+}
+
+// The bytes before `offset` (standard input that others have read from) are not the input.
+TEST(FilePipeline, StartsAtTheOffset) {
+  auto g = rng(52);
+  const std::string in = random_text(g, 9001, 0.02);
+  const temp_file f(in, "\xE2\x82 skipped\n\xFF");
+  const outcome whole = one_shot(operation::decode, error_policy::replace, in);
+  for (const mix& m : mixes)
+    EXPECT_TRUE(same(run(f, 12, operation::decode, error_policy::replace, 100, tuning_for(m, 1, true)).got, whole));
+}
+
+TEST(FilePipeline, TopCodePointsEqualAStream) {
+  auto g = rng(53);
+  const std::string in = random_text(g, 30011, 0.01);
+  stream s(stream_config{operation::stats, error_policy::strict, true, {.backend = backend::cpu}});
+  std::vector<std::byte> none;
+  s.feed(bytes(in), none);
+  s.finish(none);
+  const temp_file f(in);
+  for (const mix& m : mixes) {
+    const run_outcome r = run(f, 0, operation::stats, error_policy::strict, 997, tuning_for(m, 2, true), true, 20);
+    EXPECT_EQ(r.report.top, s.top(20)) << m.name;
+    EXPECT_EQ(r.report.stats, s.stats()) << m.name;
+  }
+}
+
+// A worker that fails mid-file and gives its run back (a GPU lane under backend::auto_select): the
+// others do its pieces, and nothing of it shows twice or goes missing.
+TEST(FilePipeline, RunsGivenBackAreDoneByTheOthers) {
+  auto g = rng(54);
+  for (const auto& [op, p] : cases) {
+    const std::string in = op == operation::encode ? random_utf32(g, 6007, 0.01) : random_text(g, 24007, 0.01);
+    const outcome whole = one_shot(op, p, in);
+    const temp_file f(in);
+    for (const int fail_after : {0, 1, 3}) {
+      SCOPED_TRACE(testing::Message() << name(op) << '/' << name(p) << ", fails after " << fail_after << " runs");
+      file_run_tuning t;
+      t.cpu_workers = 2;
+      t.extra_workers = [fail_after](const file_work& work) {
+        std::vector<std::unique_ptr<file_worker>> w;
+        w.push_back(std::make_unique<batch_worker>(work, 6, batch_worker::failure::give_back, fail_after));
+        w.push_back(std::make_unique<batch_worker>(work, 3, batch_worker::failure::give_back, fail_after + 1));
+        return w;
+      };
+      EXPECT_TRUE(same(run(f, 0, op, p, 128, t).got, whole));
+    }
+  }
+}
+
+// Every worker gives up: the run fails with a clear error instead of waiting forever.
+TEST(FilePipeline, NoWorkerLeftIsAnError) {
+  auto g = rng(55);
+  const temp_file f(random_text(g, 5000, 0.0));
+  file_run_tuning t;
+  t.cpu_workers = 0;
+  t.extra_workers = [](const file_work& work) {
+    std::vector<std::unique_ptr<file_worker>> w;
+    w.push_back(std::make_unique<batch_worker>(work, 4, batch_worker::failure::give_back, 2));
+    return w;
+  };
+  EXPECT_THROW(run(f, 0, operation::validate, error_policy::strict, 100, t), error);
+}
+
+// A failure that is not given back ends the run; the output before the failed run was written, in
+// order, and nothing after it.
+TEST(FilePipeline, FatalFailureKeepsTheOutputBeforeIt) {
+  auto g = rng(56);
+  const std::string in = random_text(g, 40009, 0.001);
+  const outcome whole = one_shot(operation::decode, error_policy::replace, in);
+  const temp_file f(in);
+  file_run_tuning t;
+  t.cpu_workers = 2;
+  t.extra_workers = [](const file_work& work) {
+    std::vector<std::unique_ptr<file_worker>> w;
+    w.push_back(std::make_unique<batch_worker>(work, 5, batch_worker::failure::fatal, 2));
+    return w;
+  };
+  std::string written;
+  file_config config;
+  config.stream = {operation::decode, error_policy::replace, false, {.backend = backend::cpu}};
+  config.piece_bytes = 256;
+  const output_sink sink = [&](std::span<const std::byte> b) {
+    written.append(reinterpret_cast<const char*>(b.data()), b.size());
+    return true;
+  };
+  try {
+    internal::run_file(f.fd(), 0, config, sink, {}, 0, t);
+    ADD_FAILURE() << "the planted failure did not end the run";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::device_failure);
+    EXPECT_NE(std::string(e.what()).find("planted"), std::string::npos);
+  }
+  EXPECT_LT(written.size(), whole.out.size());
+  EXPECT_EQ(written, whole.out.substr(0, written.size()));
+  EXPECT_EQ(written.size() % 4, 0u);
+}
+
+// The sink ends the run (a closed pipe): the report covers what was committed, nothing more.
+TEST(FilePipeline, SinkEndsTheRun) {
+  auto g = rng(57);
+  const std::string in = random_text(g, 30011, 0.01);
+  const temp_file f(in);
+  file_config config;
+  config.stream = {operation::sanitize, error_policy::replace, false, {.backend = backend::cpu, .threads = 3}};
+  config.piece_bytes = 512;
+  std::string written;
+  const file_report r = internal::run_file(f.fd(), 0, config,
+                                           [&](std::span<const std::byte> b) {
+                                             written.append(reinterpret_cast<const char*>(b.data()), b.size());
+                                             return written.size() < 2000;
+                                           },
+                                           {}, 0, {});
+  EXPECT_TRUE(r.sink_ended);
+  EXPECT_LT(r.stats.input.bytes, in.size());
+  const outcome prefix = one_shot(operation::sanitize, error_policy::replace, in.substr(0, r.stats.input.bytes));
+  EXPECT_EQ(written, prefix.out);
+}
+
+// A file that shrinks while it is read is an I/O failure, whether its pages are mapped or copied.
+TEST(FilePipeline, ShrinkingFileIsAnIoFailure) {
+  auto g = rng(58);
+  for (const bool map : {true, false}) {
+    const temp_file f(random_text(g, 1 << 20, 0.0));
+    file_run_tuning t;
+    t.map_file = map;
+    t.cpu_workers = 1;
+    std::atomic<bool> cut{false};
+    const int fd = f.fd();
+    t.hooks.before_publish = [&cut, fd](const file_worker&, const piece_run&) {
+      if (!cut.exchange(true)) {
+        EXPECT_EQ(::ftruncate(fd, 1000), 0);
+      }
+    };
+    try {
+      run(f, 0, operation::validate, error_policy::strict, 4096, t);
+      ADD_FAILURE() << "no error for a file that shrank (map " << map << ")";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::io_failure) << e.what();
+    }
+  }
+}
+
+TEST(FilePipeline, PublicEntryOnAPath) {
+  auto g = rng(59);
+  const std::string in = random_text(g, 70001, 0.01);
+  const temp_file f(in);
+  file_config config;
+  config.stream = {operation::validate, error_policy::strict, false, {.backend = backend::cpu, .threads = 2}};
+  const file_report r = process_file(f.path(), config);
+  EXPECT_EQ(r.stats.input, one_shot(operation::validate, error_policy::strict, in).stats.input);
+  EXPECT_EQ(r.timings.cpu_bytes, in.size());
+  EXPECT_EQ(r.timings.gpu_bytes, 0u);
+  EXPECT_THROW(process_file("/nonexistent/gutf8", config), error);
+}
+
+}  // namespace
