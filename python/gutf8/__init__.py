@@ -317,13 +317,18 @@ def encode(data: Any, errors: str = "strict", *, backend: str = "auto", threads:
 
 # --- files ---------------------------------------------------------------------------------
 
+def _file_device(device: Optional[int]) -> int:
+    return -1 if device is None else device  # -1: every usable GPU may take pieces
+
+
 def validate_file(path: PathLike, *, backend: str = "auto", threads: int = 0,
                   device: Optional[int] = None, progress: Progress = None) -> Report:
-    """Validate a regular file through the library's file pipeline; a :class:`Report` with
+    """Validate a regular file through the library's file pipeline (CPU threads and, where
+    `backend` allows and they pay, every usable GPU, or only `device`); a :class:`Report` with
     ``path`` and ``seconds``. `progress(done_bytes)` is called as the work advances (what it
     raises stops the run). Unreadable files raise OSError."""
     p = os.fspath(path)
-    return _report(_gutf8.validate_file(p, backend, threads, device or 0, progress), p)
+    return _report(_gutf8.validate_file(p, backend, threads, _file_device(device), progress), p)
 
 
 def _file_error(p: str, d: dict) -> DecodeError:
@@ -338,7 +343,7 @@ def decode_file(path: PathLike, errors: str = "strict", *, backend: str = "auto"
     """Decode a whole UTF-8 file into a ``numpy.uint32`` array (see :func:`decode`)."""
     _policy(errors, _STRICT)
     p = os.fspath(path)
-    out, d = _gutf8.decode_file(p, errors, backend, threads, device or 0, progress)
+    out, d = _gutf8.decode_file(p, errors, backend, threads, _file_device(device), progress)
     if errors == "strict" and d["errors"]:
         raise _file_error(p, d)
     return out
@@ -356,7 +361,7 @@ def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backe
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)  # umask applies
     try:
         try:
-            d = _gutf8.repair_file(p, fd, errors, backend, threads, device or 0, progress)
+            d = _gutf8.repair_file(p, fd, errors, backend, threads, _file_device(device), progress)
         finally:
             os.close(fd)
         os.replace(tmp, o)

@@ -236,10 +236,14 @@ void write_all(int fd, std::span<const std::byte> bytes) {
   }
 }
 
+// device < 0: every usable GPU takes pieces (with backend auto only when they pay).
 gutf8::file_config file_config(gutf8::operation op, std::string_view errors, std::string_view backend,
                                unsigned threads, int device) {
   gutf8::file_config c;
-  c.stream = {.operation = op, .policy = parse_policy(errors), .backend = make_options(backend, threads, device)};
+  c.stream = {.operation = op, .policy = parse_policy(errors),
+              .backend = make_options(backend, threads, device < 0 ? 0 : device)};
+  if (device < 0) c.all_devices = true;
+  else c.devices = {device};
   return c;
 }
 
@@ -286,6 +290,7 @@ nb::tuple py_decode_file(const std::string& path, std::string_view errors, std::
       throw gutf8::error(gutf8::errc::io_failure, path + ": the file grew while it was read");
     std::memcpy(static_cast<std::byte*>(out.get()) + filled, chunk.data(), chunk.size());
     filled += chunk.size();
+    return true;
   };
   gutf8::file_report r;
   {
@@ -304,7 +309,10 @@ nb::dict py_repair_file(const std::string& path, int out_fd, std::string_view er
   gutf8::file_report r;
   {
     nb::gil_scoped_release unlocked;
-    r = gutf8_py::run_file(path, config, [out_fd](std::span<const std::byte> b) { write_all(out_fd, b); },
+    r = gutf8_py::run_file(path, config, [out_fd](std::span<const std::byte> b) {
+                             write_all(out_fd, b);
+                             return true;
+                           },
                            report_progress);
   }
   return file_dict(path, r);

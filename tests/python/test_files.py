@@ -7,7 +7,7 @@ import pytest
 import gutf8
 from conftest import error_units, line_column, random_text
 
-CHUNK = 8 << 20  # the file runner's read size until process_file: errors placed across it
+PIECE = 2 << 20  # gutf8::process_file's default piece: sequences and errors placed across pieces
 
 
 def write(tmp_path, name, data):
@@ -24,8 +24,10 @@ def files(rng, tmp_path):
         "empty": b"",
         "valid": random_text(rng, 300_001, 0.0),
         "invalid": random_text(rng, 300_001, 0.01),
-        "split_at_chunk": b"a" * (CHUNK - 1) + cut + b"b\n" * 1000,
-        "error_at_chunk": b"x\n" * ((CHUNK - 2) // 2) + b"\xe2\x82" + b"tail",
+        "split_at_chunk": b"a" * (PIECE - 1) + cut + b"b\n" * 1000,
+        "split_later": random_text(rng, 4 * PIECE - 2, 0.0).ljust(4 * PIECE - 2, b".") + "\U0001f600".encode() + b"z",
+        "error_at_chunk": b"x\n" * ((PIECE - 2) // 2) + b"\xe2\x82" + b"tail",
+        "errors_everywhere": random_text(rng, 3 * PIECE + 5, 0.02),
         "truncated_end": b"abc" * 1000 + b"\xf0\x9f\x98",
     }
     return {k: (write(tmp_path, k, v), v) for k, v in out.items()}
