@@ -176,8 +176,7 @@ def _device_view(data: Any) -> Optional[tuple[int, int, int]]:
         count = int(np.prod(shape)) if shape else 1
         if strides is not None and strides != _c_strides(shape, itemsize):
             raise ValueError("gutf8 needs a C-contiguous device array")
-        ptr = cai["data"][0]
-        return ptr, count * itemsize, _pointer_device(ptr, data)
+        return cai["data"][0], count * itemsize, -1  # -1: the GPU that owns the pointer
     dev = getattr(data, "__dlpack_device__", None)
     if dev is not None and not isinstance(data, np.ndarray):
         kind, _ = dev()
@@ -194,11 +193,6 @@ def _c_strides(shape: tuple, itemsize: int) -> tuple:
         strides.append(step)
         step *= n
     return tuple(reversed(strides))
-
-
-def _pointer_device(ptr: int, data: Any) -> int:
-    device = getattr(getattr(data, "device", None), "id", None)  # CuPy, Numba
-    return int(device) if device is not None else 0
 
 
 def _stream_handle(stream: Any) -> int:
@@ -227,6 +221,8 @@ def _on_device(op: str, view: tuple[int, int, int], errors: str, device: Optiona
     if not _gutf8.built_with_cuda:
         raise RuntimeError("gutf8 was built without CUDA")
     ptr, nbytes, where = view
+    if where < 0:  # a __cuda_array_interface__ does not name its GPU: ask CUDA
+        where = _gutf8.device_of(ptr)
     if device is not None and device != where:
         raise ValueError(f"the array is on GPU {where}, not on device={device}")
     out, d = _gutf8.device_call(op, ptr, nbytes, where, _stream_handle(stream), errors)

@@ -104,6 +104,16 @@ std::uint64_t unit_length(const std::byte* in, std::uint64_t n, std::uint64_t of
   return gutf8::detail::error_unit_length(window, got);
 }
 
+// The GPU that owns a pointer (device, managed or mapped memory); 0 when CUDA cannot say.
+int device_of(std::uintptr_t ptr) {
+  cudaPointerAttributes a{};
+  if (ptr == 0 || cudaPointerGetAttributes(&a, reinterpret_cast<const void*>(ptr)) != cudaSuccess) {
+    (void)cudaGetLastError();  // not a sticky error: clear it for the calls that follow
+    return 0;
+  }
+  return a.device;
+}
+
 nb::tuple device_call(std::string_view op, std::uintptr_t ptr, std::uint64_t n, int device, std::uintptr_t stream_handle,
                       std::string_view errors) {
   const auto policy = policy_of(errors);
@@ -153,6 +163,7 @@ nb::tuple dlpack_view(nb::ndarray<nb::ro, nb::c_contig, nb::device::cuda> a) {
 void bind_device(nb::module_& m) {
   m.def("device_call", &device_call, "op"_a, "ptr"_a, "nbytes"_a, "device"_a, "stream"_a, "errors"_a);
   m.def("dlpack_view", &dlpack_view, "array"_a);
+  m.def("device_of", &device_of, "ptr"_a);
 }
 
 }  // namespace gutf8_py
