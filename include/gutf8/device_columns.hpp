@@ -1,0 +1,33 @@
+// String columns on a CUDA device: the operations of gutf8/columns.hpp on an Arrow C Device
+// Data Interface array (ARROW_DEVICE_CUDA or ARROW_DEVICE_CUDA_MANAGED) with every buffer in
+// device memory. Same results as the host API, row for row (tests/gpu/columns_gpu_test.cu).
+//
+// Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
+// arrays that own their memory):
+//   * the work runs on `stream`, after the input's sync_event (when it has one);
+//   * results live in device memory (cudaMalloc on the current device, which must be the
+//     array's device_id) freed by their release callbacks; each result's sync_event points to a
+//     cudaEvent_t recorded on `stream` when the result is ready;
+//   * a call synchronises `stream` where it must learn a size on the host (segment and output
+//     byte totals, the invalid row count) or raise; temporaries are allocated and freed inside;
+//   * bad input and CUDA failures throw gutf8::error before any result is handed out.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "gutf8/columns.hpp"
+
+namespace gutf8::device {
+
+row_validity is_valid(const ArrowDeviceArray& array, const ArrowSchema& schema,
+                      const column_options& opt = {}, cudaStream_t stream = nullptr);
+void validate(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt = {},
+              cudaStream_t stream = nullptr);
+column make_valid(const ArrowDeviceArray& array, const ArrowSchema& schema, error_policy policy,
+                  const column_options& opt = {}, cudaStream_t stream = nullptr);
+column cast_to_utf8(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
+                    const column_options& opt = {}, cudaStream_t stream = nullptr);
+column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
+                        const column_options& opt = {}, cudaStream_t stream = nullptr);
+
+}  // namespace gutf8::device

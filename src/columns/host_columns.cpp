@@ -1,0 +1,377 @@
+// The CPU backend of the string-column operations. Rows are split across threads by bytes;
+// runs of non-null rows are validated as one text and accepted when every row starts on a
+// sequence start (then no row can end inside one either), so clean rows cost one fast scan;
+// a run with an error is scanned again row by row with the exact codec (src/codec).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "codec/cpu_scan.hpp"
+#include "columns/arrow_io.hpp"
+#include "gutf8/columns.hpp"
+#include "gutf8/prim/cpu.hpp"
+
+namespace gutf8 {
+namespace internal::columns {
+namespace {
+
+using u8 = std::uint8_t;
+using u64 = std::uint64_t;
+using cpu::mode;
+
+enum class row_state : u8 { null, valid, invalid };
+
+template <class Off>
+struct rows {
+  const u8* data = nullptr;
+  const Off* offsets = nullptr;  // offsets[i] is where row i starts
+  const u8* validity = nullptr;
+  std::int64_t bit0 = 0;  // validity bit of row 0
+  std::int64_t length = 0;
+
+  [[nodiscard]] bool is_null(std::int64_t i) const noexcept { return validity != nullptr && !bit(validity, bit0 + i); }
+  [[nodiscard]] u64 begin(std::int64_t i) const noexcept { return static_cast<u64>(offsets[i]); }
+  [[nodiscard]] u64 size(std::int64_t i) const noexcept { return static_cast<u64>(offsets[i + 1] - offsets[i]); }
+  [[nodiscard]] const u8* at(std::int64_t i) const noexcept { return data + begin(i); }
+};
+
+template <class Off>
+rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes) {
+  const Off* off = static_cast<const Off*>(s.offsets);
+  rows<Off> r{s.data, off == nullptr ? nullptr : off + s.offset, s.validity, s.offset, s.length};
+  if (s.length == 0) return r;
+  const Off* o = r.offsets;
+  if (o[0] < 0) bad_offsets(0, o[0], o[1], data_bytes);
+  for (std::int64_t i = 0; i < s.length; ++i)
+    if (o[i + 1] < o[i]) bad_offsets(i, o[i], o[i + 1], data_bytes);
+  if (data_bytes >= 0 && o[s.length] > data_bytes) {
+    const std::int64_t row = std::upper_bound(o, o + s.length + 1, static_cast<Off>(data_bytes)) - o - 1;
+    bad_offsets(row, o[row], o[row + 1], data_bytes);
+  }
+  if (s.data == nullptr && o[s.length] != o[0])
+    throw error(errc::invalid_argument, "gutf8 columns: the data buffer is missing");
+  return r;
+}
+
+// What one non-null row holds (code_points of a clean row: only when asked for).
+struct row_facts {
+  u64 bytes = 0;
+  u64 kept_bytes = 0;  // bytes of well-formed sequences
+  u64 code_points = 0;
+  u64 errors = 0;
+  u64 first_error = 0;
+  error_kind kind = error_kind::none;
+
+  [[nodiscard]] bool valid() const noexcept { return errors == 0; }
+  [[nodiscard]] u64 output_bytes(on_invalid p) const noexcept {
+    return p == on_invalid::replace ? kept_bytes + 3 * errors : p == on_invalid::drop ? kept_bytes : 0;
+  }
+  [[nodiscard]] u64 characters(on_invalid p) const noexcept {
+    return code_points + (p == on_invalid::replace ? errors : 0);
+  }
+};
+
+cpu::job job_on(const u8* p, u64 n, cpu::isa level) {
+  cpu::job j;
+  j.in = p;
+  j.end = n;
+  j.limit = n;
+  j.at_end = true;
+  j.level = level;
+  return j;
+}
+
+row_facts scan_row(const u8* p, u64 n, cpu::isa level) {
+  const cpu::segment_result s = cpu::utf8_scanner<mode::stats, error_policy::replace>(job_on(p, n, level)).run();
+  row_facts f{n, 0, 0, s.errors, s.first_error, s.first_kind};
+  for (unsigned k = 0; k < 4; ++k) {
+    f.code_points += s.by_length[k];
+    f.kept_bytes += (k + 1) * s.by_length[k];
+  }
+  return f;
+}
+
+// Code points of well-formed text: the bytes that are not continuation bytes (10xxxxxx),
+// eight at a time (bit 7 set and bit 6 clear).
+u64 continuation_free_bytes(const u8* p, u64 n) noexcept {
+  constexpr u64 high_bits = 0x8080808080808080ull;
+  u64 continuations = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    u64 w;
+    std::memcpy(&w, p + i, 8);
+    const u64 ones = (w & ~(w << 1) & high_bits) >> 7;  // 1 in each continuation byte
+    continuations += ones * 0x0101010101010101ull >> 56;    // their sum (no popcnt needed)
+  }
+  for (; i < n; ++i) continuations += (p[i] & 0xC0u) == 0x80u;
+  return n - continuations;
+}
+
+// How many leading rows of the run [a, b) are valid, proven by one validation of the run's
+// bytes: those before the first error unit and before the last non-empty row ahead of one that
+// starts inside a sequence (that row is cut short; the next is not valid on its own either).
+template <class Off>
+std::int64_t clean_prefix(const rows<Off>& r, std::int64_t a, std::int64_t b, cpu::isa level) {
+  const u64 n = r.begin(b) - r.begin(a);
+  std::int64_t stop = b;
+  if (n != 0) {
+    const cpu::segment_result s =
+        cpu::utf8_scanner<mode::validate, error_policy::replace>(job_on(r.at(a), n, level)).run();
+    if (s.errors != 0) {  // the row holding the error: begin <= error < end
+      const Off at = static_cast<Off>(r.begin(a) + s.first_error);
+      stop = std::upper_bound(r.offsets + a, r.offsets + b + 1, at) - r.offsets - 1;
+    }
+  }
+  std::int64_t last_text = a;  // the last non-empty row so far: the one a cut would be in
+  for (std::int64_t k = a + 1; k < b && k <= stop; ++k) {  // the error row's start too
+    if (r.size(k) == 0) continue;
+    if (detail::is_continuation(*r.at(k))) return last_text;
+    last_text = k;
+  }
+  return stop;
+}
+
+// Sets states[lo, hi) and calls on_row(i, facts) for every non-null row. Runs of non-null rows
+// are validated at once; the first row a run cannot prove valid is scanned alone, and the run
+// shrinks while errors are dense (bytes after an error are validated again by the next run).
+template <class Off, class OnRow>
+void analyze(const rows<Off>& r, std::int64_t lo, std::int64_t hi, bool count, u8* states, const OnRow& on_row) {
+  constexpr u64 max_run = u64{1} << 16, min_run = u64{1} << 10;
+  const cpu::isa level = cpu::best_isa();
+  u64 run_bytes = max_run;
+  std::int64_t i = lo;
+  while (i < hi) {
+    if (r.is_null(i)) {
+      states[i++] = static_cast<u8>(row_state::null);
+      continue;
+    }
+    std::int64_t b = i + 1;
+    while (b < hi && !r.is_null(b) && r.begin(b + 1) - r.begin(i) <= run_bytes) ++b;
+    const std::int64_t clean = clean_prefix(r, i, b, level);
+    for (std::int64_t k = i; k < clean; ++k) {
+      const u64 n = r.size(k);
+      states[k] = static_cast<u8>(row_state::valid);
+      on_row(k, row_facts{n, n, count ? continuation_free_bytes(r.at(k), n) : 0, 0, 0, error_kind::none});
+    }
+    run_bytes = clean == b ? std::min(max_run, 2 * run_bytes) : std::max(min_run, run_bytes / 4);
+    i = clean;
+    if (clean == b) continue;
+    const row_facts f = scan_row(r.at(i), r.size(i), level);
+    states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
+    on_row(i, f);
+    ++i;
+  }
+}
+
+// Row ranges of about equal work (bytes plus a per-row cost), one per thread.
+template <class Off>
+std::vector<std::int64_t> split_rows(const rows<Off>& r, unsigned threads) {
+  constexpr u64 row_cost = 8, min_work = u64{1} << 18;
+  const auto work = [&](std::int64_t i) { return r.begin(i) - r.begin(0) + row_cost * static_cast<u64>(i); };
+  const u64 total = r.length == 0 ? 0 : work(r.length);
+  if (threads == 0) threads = prim::cpu::hardware_threads();
+  const auto parts = static_cast<unsigned>(std::clamp<u64>(total / min_work, 1, threads));
+  std::vector<std::int64_t> bounds(parts + 1, r.length);
+  bounds[0] = 0;
+  for (unsigned p = 1; p < parts; ++p) {
+    const u64 target = total / parts * p;
+    std::int64_t lo = bounds[p - 1], hi = r.length;
+    while (lo < hi) {  // first row whose work reaches the target
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (work(mid) < target) lo = mid + 1; else hi = mid;
+    }
+    bounds[p] = lo;
+  }
+  return bounds;
+}
+
+template <class Body>
+void for_parts(const std::vector<std::int64_t>& bounds, const Body& body) {
+  prim::cpu::parallel_parts(static_cast<unsigned>(bounds.size() - 1),
+                            [&](unsigned p) { body(bounds[p], bounds[p + 1]); });
+}
+
+template <class Off, class OnRow>
+std::vector<u8> analyze_all(const rows<Off>& r, const std::vector<std::int64_t>& parts, bool count, const OnRow& on_row) {
+  std::vector<u8> states(static_cast<std::size_t>(r.length));
+  for_parts(parts, [&](std::int64_t lo, std::int64_t hi) { analyze(r, lo, hi, count, states.data(), on_row); });
+  return states;
+}
+
+template <class Off>
+std::optional<row_error> first_invalid(const rows<Off>& r, const std::vector<u8>& states) {
+  const auto it = std::find(states.begin(), states.end(), static_cast<u8>(row_state::invalid));
+  if (it == states.end()) return std::nullopt;
+  const std::int64_t row = it - states.begin();
+  const row_facts f = scan_row(r.at(row), r.size(row), cpu::best_isa());
+  return row_error{row, f.first_error, f.kind};
+}
+
+template <class T>
+buffer values_buffer(std::int64_t n) {
+  buffer b = host_buffer(static_cast<std::size_t>(n) * sizeof(T));
+  std::memset(b.get(), 0, static_cast<std::size_t>(n) * sizeof(T));  // null slots read as 0
+  return b;
+}
+
+// The validity bitmap of a result whose row i is non-null when keep(state) says so.
+template <class Keep>
+std::pair<buffer, std::int64_t> result_validity(const std::vector<u8>& states, const Keep& keep) {
+  auto [bits, nulls] = host_bitmap(static_cast<std::int64_t>(states.size()),
+                                   [&](std::int64_t i) { return keep(static_cast<row_state>(states[i])); });
+  if (nulls == 0) return {no_buffer(), 0};
+  return {std::move(bits), nulls};
+}
+
+column primitive_column(const char* format, const std::vector<u8>& states, buffer values, auto keep) {
+  auto [validity, nulls] = result_validity(states, keep);
+  array_parts p;
+  p.format = format;
+  p.length = static_cast<std::int64_t>(states.size());
+  p.null_count = nulls;
+  p.buffers.push_back(std::move(validity));
+  p.buffers.push_back(std::move(values));
+  return make_column(std::move(p));
+}
+
+bool not_null(row_state s) { return s != row_state::null; }
+
+template <class Off>
+row_validity is_valid_rows(const rows<Off>& r, const column_options& opt) {
+  const auto parts = split_rows(r, opt.threads);
+  buffer offsets = opt.first_errors ? values_buffer<std::int64_t>(r.length) : no_buffer();
+  buffer kinds = opt.first_errors ? values_buffer<u8>(r.length) : no_buffer();
+  auto* error_at = static_cast<std::int64_t*>(offsets.get());
+  auto* error_kinds = static_cast<u8*>(kinds.get());
+  const std::vector<u8> states = analyze_all(r, parts, false, [&](std::int64_t i, const row_facts& f) {
+    if (error_at == nullptr || f.valid()) return;
+    error_at[i] = static_cast<std::int64_t>(f.first_error);
+    error_kinds[i] = static_cast<u8>(f.kind);
+  });
+  row_validity out;
+  out.first = first_invalid(r, states);
+  out.invalid_rows = std::count(states.begin(), states.end(), static_cast<u8>(row_state::invalid));
+  buffer bits = host_bitmap(r.length, [&](std::int64_t i) { return states[i] == static_cast<u8>(row_state::valid); }).first;
+  out.valid = primitive_column("b", states, std::move(bits), not_null);
+  if (opt.first_errors) {
+    const auto invalid = [](row_state s) { return s == row_state::invalid; };
+    out.error_offsets = primitive_column("l", states, std::move(offsets), invalid);
+    out.error_kinds = primitive_column("C", states, std::move(kinds), invalid);
+  }
+  return out;
+}
+
+template <class Off>
+column count_rows(const rows<Off>& r, on_invalid policy, const column_options& opt) {
+  const auto parts = split_rows(r, opt.threads);
+  buffer values = values_buffer<Off>(r.length);
+  auto* counts = static_cast<Off*>(values.get());
+  const std::vector<u8> states = analyze_all(r, parts, true, [&](std::int64_t i, const row_facts& f) {
+    counts[i] = static_cast<Off>(f.characters(policy));  // a row of n bytes has at most n characters
+  });
+  if (policy == on_invalid::raise)
+    if (const auto e = first_invalid(r, states)) raise_invalid(*e);
+  const bool null_invalid = policy == on_invalid::null;
+  return primitive_column(sizeof(Off) == 8 ? "l" : "i", states, std::move(values),
+                          [&](row_state s) { return s == row_state::valid || (s == row_state::invalid && !null_invalid); });
+}
+
+// Writes row i's repair at out (exactly its sized output).
+void repair_row(const u8* in, u64 n, u8* out, u64 out_bytes, on_invalid policy) {
+  cpu::job j = job_on(in, n, cpu::best_isa());
+  j.out = out;
+  j.out_limit = out + out_bytes;
+  if (policy == on_invalid::replace)
+    cpu::utf8_scanner<mode::sanitize, error_policy::replace>(j).run();
+  else
+    cpu::utf8_scanner<mode::sanitize, error_policy::drop>(j).run();
+}
+
+template <class Off>
+column repair_rows(const rows<Off>& r, on_invalid policy, const column_options& opt) {
+  const auto parts = split_rows(r, opt.threads);
+  std::vector<std::int64_t> at(static_cast<std::size_t>(r.length) + 1, 0);
+  const std::vector<u8> states = analyze_all(r, parts, false, [&](std::int64_t i, const row_facts& f) {
+    at[i] = static_cast<std::int64_t>(f.valid() ? f.bytes : f.output_bytes(policy));
+  });
+  if (policy == on_invalid::raise)
+    if (const auto e = first_invalid(r, states)) raise_invalid(*e);
+  prim::cpu::exclusive_scan(at.data(), at.data(), at.size(), std::int64_t{0}, std::plus<>{}, opt.threads);
+  const std::int64_t total = at.back();
+  if (total > std::numeric_limits<Off>::max())
+    throw error(errc::output_too_small, "gutf8 columns: the repaired column holds " + std::to_string(total) +
+                                            " bytes, more than int32 offsets address (use large_utf8)");
+  buffer data = host_buffer(static_cast<std::size_t>(total));
+  buffer offsets = host_buffer((at.size()) * sizeof(Off));
+  auto* out = static_cast<u8*>(data.get());
+  auto* out_offsets = static_cast<Off*>(offsets.get());
+  for_parts(parts, [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t run = lo;  // start of the pending run of valid rows, copied at once
+    const auto flush = [&](std::int64_t end) {
+      if (end > run) std::memcpy(out + at[run], r.at(run), static_cast<std::size_t>(at[end] - at[run]));
+    };
+    for (std::int64_t i = lo; i < hi; ++i) {
+      out_offsets[i] = static_cast<Off>(at[i]);
+      const auto s = static_cast<row_state>(states[i]);
+      if (s == row_state::valid) continue;
+      flush(i);
+      run = i + 1;
+      if (s == row_state::invalid && at[i + 1] > at[i])
+        repair_row(r.at(i), r.size(i), out + at[i], static_cast<u64>(at[i + 1] - at[i]), policy);
+    }
+    flush(hi);
+  });
+  out_offsets[r.length] = static_cast<Off>(total);
+  const bool null_invalid = policy == on_invalid::null;
+  auto [validity, nulls] = result_validity(states, [&](row_state s) {
+    return s == row_state::valid || (s == row_state::invalid && !null_invalid);
+  });
+  array_parts p;
+  p.format = sizeof(Off) == 8 ? "U" : "u";
+  p.length = r.length;
+  p.null_count = nulls;
+  p.buffers.push_back(std::move(validity));
+  p.buffers.push_back(std::move(offsets));
+  p.buffers.push_back(std::move(data));
+  return make_column(std::move(p));
+}
+
+template <class F>
+auto with_rows(const ArrowArray& array, const ArrowSchema& schema, const column_options& opt, const F& f) {
+  const string_array s = describe(array, schema);
+  if (s.large) return f(checked_rows<std::int64_t>(s, opt.data_bytes));
+  return f(checked_rows<std::int32_t>(s, opt.data_bytes));
+}
+
+}  // namespace
+}  // namespace internal::columns
+
+using namespace internal::columns;
+
+row_validity is_valid(const ArrowArray& array, const ArrowSchema& schema, const column_options& opt) {
+  return with_rows(array, schema, opt, [&](const auto& r) { return is_valid_rows(r, opt); });
+}
+
+void validate(const ArrowArray& array, const ArrowSchema& schema, const column_options& opt) {
+  column_options no_details = opt;
+  no_details.first_errors = false;
+  const row_validity v = is_valid(array, schema, no_details);
+  if (v.first) raise_invalid(*v.first);
+}
+
+column make_valid(const ArrowArray& array, const ArrowSchema& schema, error_policy policy, const column_options& opt) {
+  if (policy == error_policy::strict)
+    throw error(errc::invalid_argument, "gutf8 columns: make_valid repairs (replace or drop), it cannot be strict");
+  return cast_to_utf8(array, schema, policy == error_policy::replace ? on_invalid::replace : on_invalid::drop, opt);
+}
+
+column cast_to_utf8(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy, const column_options& opt) {
+  return with_rows(array, schema, opt, [&](const auto& r) { return repair_rows(r, policy, opt); });
+}
+
+column count_code_points(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,
+                        const column_options& opt) {
+  return with_rows(array, schema, opt, [&](const auto& r) { return count_rows(r, policy, opt); });
+}
+
+}  // namespace gutf8

@@ -1,0 +1,216 @@
+// Test helpers for the string-column API: Arrow string arrays built from rows (with slices,
+// offsets not from 0 and junk under null rows), results read back, and the oracle: the
+// one-shot host API applied to each row alone.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gutf8/codec.hpp"
+#include "gutf8/columns.hpp"
+
+namespace gutf8::test {
+
+using row = std::optional<std::string>;
+
+struct arrow_layout {
+  bool large = false;        // int64 offsets
+  bool binary = true;        // z / Z, else u / U
+  std::int64_t slice = 0;    // rows in front of the slice (array.offset)
+  std::int64_t base = 0;     // junk bytes in front of the first row's data
+  std::string under_null = "\xE2\x82";  // bytes stored under each null row: never to be read
+};
+
+// A borrowed Arrow string array (its release callback only marks it released).
+class arrow_strings {
+ public:
+  explicit arrow_strings(const std::vector<row>& rows, arrow_layout l = {}) : layout_(l) {
+    std::vector<row> all;
+    for (std::int64_t k = 0; k < l.slice; ++k)  // outside the slice: must not matter
+      all.push_back(k % 3 == 1 ? std::nullopt : row(std::string("\xF0\x9F", k % 3 == 0 ? 2 : 1)));
+    all.insert(all.end(), rows.begin(), rows.end());
+    all.push_back(std::string("\x80\xBF"));  // after the slice
+    data_.assign(static_cast<std::size_t>(l.base), '\xC3');
+    validity_.assign((all.size() + 7) / 8 + 1, 0);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      push_offset(static_cast<std::int64_t>(data_.size()));
+      if (all[i]) validity_[i / 8] = static_cast<std::uint8_t>(validity_[i / 8] | 1u << (i % 8));
+      data_ += all[i] ? *all[i] : l.under_null;
+    }
+    push_offset(static_cast<std::int64_t>(data_.size()));
+    std::int64_t nulls = 0;
+    for (const row& r : rows) nulls += r ? 0 : 1;
+    buffers_[0] = validity_.data();
+    buffers_[1] = l.large ? static_cast<const void*>(off64_.data()) : off32_.data();
+    buffers_[2] = data_.data();
+    array_ = {static_cast<std::int64_t>(rows.size()), nulls, l.slice, 3, 0, buffers_, nullptr, nullptr,
+              [](ArrowArray* a) { a->release = nullptr; }, nullptr};
+    schema_ = {l.large ? (l.binary ? "Z" : "U") : (l.binary ? "z" : "u"), "", nullptr, ARROW_FLAG_NULLABLE, 0,
+               nullptr, nullptr, [](ArrowSchema* s) { s->release = nullptr; }, nullptr};
+  }
+  arrow_strings(const arrow_strings&) = delete;
+  arrow_strings& operator=(const arrow_strings&) = delete;
+
+  [[nodiscard]] const ArrowArray& array() const noexcept { return array_; }
+  [[nodiscard]] ArrowArray& array() noexcept { return array_; }
+  [[nodiscard]] ArrowSchema& schema() noexcept { return schema_; }
+  [[nodiscard]] std::int64_t data_bytes() const noexcept { return static_cast<std::int64_t>(data_.size()); }
+  [[nodiscard]] const std::string& data() const noexcept { return data_; }
+  [[nodiscard]] const std::vector<std::uint8_t>& validity() const noexcept { return validity_; }
+  // Sets the offset of slot (array.offset + i), to make bad offsets.
+  void set_offset(std::int64_t i, std::int64_t v) {
+    const auto slot = static_cast<std::size_t>(layout_.slice + i);
+    if (layout_.large) off64_[slot] = v; else off32_[slot] = static_cast<std::int32_t>(v);
+  }
+  [[nodiscard]] std::vector<std::int64_t> offsets() const {  // every slot, as int64
+    return layout_.large ? off64_ : std::vector<std::int64_t>(off32_.begin(), off32_.end());
+  }
+
+ private:
+  void push_offset(std::int64_t v) {
+    off64_.push_back(v);
+    off32_.push_back(static_cast<std::int32_t>(v));
+  }
+  arrow_layout layout_;
+  std::string data_;
+  std::vector<std::uint8_t> validity_;
+  std::vector<std::int64_t> off64_;
+  std::vector<std::int32_t> off32_;
+  const void* buffers_[3]{};
+  ArrowArray array_{};
+  ArrowSchema schema_{};
+};
+
+inline bool arrow_bit(const void* bits, std::int64_t i) {
+  return bits == nullptr || (static_cast<const std::uint8_t*>(bits)[i >> 3] >> (i & 7) & 1u);
+}
+
+// Reads a host result back (checks the Arrow invariants the readers rely on).
+inline std::vector<row> strings_of(const ArrowArray& a, const ArrowSchema& s) {
+  const std::string format = s.format;
+  EXPECT_TRUE(format == "u" || format == "U") << format;
+  EXPECT_EQ(a.n_buffers, 3);
+  std::vector<row> out;
+  std::int64_t nulls = 0;
+  const auto* data = static_cast<const char*>(a.buffers[2]);
+  for (std::int64_t i = a.offset; i < a.offset + a.length; ++i) {
+    const std::int64_t b = format == "U" ? static_cast<const std::int64_t*>(a.buffers[1])[i]
+                                         : static_cast<const std::int32_t*>(a.buffers[1])[i];
+    const std::int64_t e = format == "U" ? static_cast<const std::int64_t*>(a.buffers[1])[i + 1]
+                                         : static_cast<const std::int32_t*>(a.buffers[1])[i + 1];
+    EXPECT_LE(b, e);
+    if (!arrow_bit(a.buffers[0], i)) {
+      ++nulls;
+      out.emplace_back(std::nullopt);
+    } else {
+      out.emplace_back(std::string(data + b, static_cast<std::size_t>(e - b)));
+    }
+  }
+  EXPECT_EQ(a.null_count, nulls);
+  return out;
+}
+
+inline std::vector<std::optional<std::int64_t>> ints_of(const ArrowArray& a, const ArrowSchema& s) {
+  const std::string format = s.format;
+  std::vector<std::optional<std::int64_t>> out;
+  std::int64_t nulls = 0;
+  for (std::int64_t i = a.offset; i < a.offset + a.length; ++i) {
+    if (!arrow_bit(a.buffers[0], i)) {
+      ++nulls;
+      out.emplace_back(std::nullopt);
+    } else if (format == "l") {
+      out.emplace_back(static_cast<const std::int64_t*>(a.buffers[1])[i]);
+    } else if (format == "i") {
+      out.emplace_back(static_cast<const std::int32_t*>(a.buffers[1])[i]);
+    } else if (format == "C") {
+      out.emplace_back(static_cast<const std::uint8_t*>(a.buffers[1])[i]);
+    } else {
+      ADD_FAILURE() << "format " << format;
+    }
+  }
+  EXPECT_EQ(a.null_count, nulls);
+  return out;
+}
+
+inline std::vector<std::optional<bool>> bools_of(const ArrowArray& a, const ArrowSchema& s) {
+  EXPECT_STREQ(s.format, "b");
+  std::vector<std::optional<bool>> out;
+  for (std::int64_t i = a.offset; i < a.offset + a.length; ++i)
+    out.push_back(arrow_bit(a.buffers[0], i) ? std::optional<bool>(arrow_bit(a.buffers[1], i)) : std::nullopt);
+  return out;
+}
+
+// ---- the oracle: the one-shot host API on each row alone ----
+inline summary row_summary(const std::string& r) { return gutf8::validate(as_bytes(r)); }
+inline std::string row_repaired(const std::string& r, error_policy p) {
+  const std::u8string s = gutf8::sanitize(r, p);
+  return {reinterpret_cast<const char*>(s.data()), s.size()};
+}
+inline std::int64_t row_chars(const std::string& r, error_policy p) {
+  const text_stats t = gutf8::stats(as_bytes(r));
+  return static_cast<std::int64_t>(t.code_points + (p == error_policy::replace ? t.input.errors : 0));
+}
+
+struct expected_validity {
+  std::vector<std::optional<bool>> valid;
+  std::vector<std::optional<std::int64_t>> error_offsets, error_kinds;
+  std::int64_t invalid_rows = 0;
+  std::optional<row_error> first;
+};
+
+inline expected_validity expect_validity(const std::vector<row>& rows) {
+  expected_validity e;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i]) {
+      e.valid.emplace_back(std::nullopt);
+      e.error_offsets.emplace_back(std::nullopt);
+      e.error_kinds.emplace_back(std::nullopt);
+      continue;
+    }
+    const summary s = row_summary(*rows[i]);
+    e.valid.emplace_back(s.valid());
+    if (s.valid()) {
+      e.error_offsets.emplace_back(std::nullopt);
+      e.error_kinds.emplace_back(std::nullopt);
+      continue;
+    }
+    ++e.invalid_rows;
+    e.error_offsets.emplace_back(static_cast<std::int64_t>(s.first_error->offset));
+    e.error_kinds.emplace_back(static_cast<std::int64_t>(s.first_error->kind));
+    if (!e.first) e.first = row_error{static_cast<std::int64_t>(i), s.first_error->offset, s.first_error->kind};
+  }
+  return e;
+}
+
+// What cast_to_utf8 / make_valid must give for each row.
+inline std::vector<row> expect_cast(const std::vector<row>& rows, on_invalid p) {
+  std::vector<row> out;
+  for (const row& r : rows) {
+    if (!r || row_summary(*r).valid()) {
+      out.push_back(r);
+    } else if (p == on_invalid::null) {
+      out.emplace_back(std::nullopt);
+    } else {
+      out.emplace_back(row_repaired(*r, p == on_invalid::replace ? error_policy::replace : error_policy::drop));
+    }
+  }
+  return out;
+}
+
+inline std::vector<std::optional<std::int64_t>> expect_counts(const std::vector<row>& rows, on_invalid p) {
+  std::vector<std::optional<std::int64_t>> out;
+  for (const row& r : rows) {
+    if (!r || (p == on_invalid::null && !row_summary(*r).valid()))
+      out.emplace_back(std::nullopt);
+    else
+      out.emplace_back(row_chars(*r, p == on_invalid::replace ? error_policy::replace : error_policy::drop));
+  }
+  return out;
+}
+
+}  // namespace gutf8::test
