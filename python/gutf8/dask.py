@@ -24,6 +24,13 @@ Machines of a cluster::
 then ``Client("tcp://SCHEDULER:8786")`` and, for the GPU workers,
 ``validate_files(..., backend="cuda", resources={"GPU": 1})``.
 
+Column operations on a ``dask.dataframe`` (one task a partition, ``map_partitions``): e.g. a
+Parquet dataset whose text columns hold invalid UTF-8, read as binary, repaired, written back::
+
+    import dask.dataframe as dd
+    ddf = dd.read_parquet("lake/")                   # text stored as binary
+    gutf8.dask.make_valid(ddf, ["text"]).to_parquet("lake-clean/")
+
 The report's columns: ``path``, ``bytes``, ``valid``, ``errors`` (invalid sequences),
 ``offset``/``line``/``column``/``reason`` of the first one, ``seconds`` (on the worker) and
 ``error``: why a file could not be checked (unreadable, vanished, changed while read, a worker
@@ -41,7 +48,7 @@ import pandas as pd
 
 import gutf8
 
-__all__ = ["validate_files", "repair_files", "expand_paths"]
+__all__ = ["validate_files", "repair_files", "expand_paths", "make_valid", "is_valid"]
 
 Paths = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
@@ -176,3 +183,51 @@ def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], 
     root = os.path.commonpath([os.path.dirname(p) for p in absolute]) if absolute else os.getcwd()
     out = os.path.abspath(os.fspath(out_dir))
     return _run(_repair_task, paths, client, (root, out, errors, backend, threads), resources, ("output",))
+
+
+# --- column operations on dask dataframes ---------------------------------------------------
+
+def _arrow_values(series: pd.Series) -> Any:
+    """A column as Arrow: bytes -> binary, str -> utf8, Arrow-backed as is; no rows' type -> binary."""
+    import pyarrow as pa
+
+    values = pa.array(series, from_pandas=True)
+    return values.cast(pa.binary()) if pa.types.is_null(values.type) else values
+
+
+def _arrow_series(series: pd.Series, values: Any) -> pd.Series:
+    return pd.Series(pd.arrays.ArrowExtensionArray(values), index=series.index, name=series.name)
+
+
+def _make_valid_partition(frame: pd.DataFrame, columns: list, errors: str, threads: int) -> pd.DataFrame:
+    import gutf8.columns
+
+    out = frame.copy()
+    for c in columns:
+        out[c] = _arrow_series(frame[c], gutf8.columns.make_valid(_arrow_values(frame[c]), errors, threads=threads))
+    return out
+
+
+def _is_valid_partition(frame: pd.DataFrame, columns: list, threads: int) -> pd.DataFrame:
+    import gutf8.columns
+
+    return pd.DataFrame({c: _arrow_series(frame[c], gutf8.columns.is_valid(_arrow_values(frame[c]), threads=threads))
+                         for c in columns}, index=frame.index)
+
+
+def make_valid(ddf: Any, columns: Iterable[str], errors: str = "replace", *, threads: int = 1) -> Any:
+    """The dask dataframe with each of `columns` (binary or string) repaired row by row as
+    ``bytes.decode('utf-8', 'replace' | 'ignore')`` would, as Arrow-backed string columns (null
+    rows stay null). Lazy, one task a partition; `threads`: CPU threads a task (1 suits one
+    worker a core)."""
+    columns = list(columns)
+    meta = _make_valid_partition(ddf._meta, columns, errors, threads)
+    return ddf.map_partitions(_make_valid_partition, columns, errors, threads, meta=meta)
+
+
+def is_valid(ddf: Any, columns: Iterable[str], *, threads: int = 1) -> Any:
+    """A dask dataframe of booleans (Arrow-backed, null for null rows): whether each row of each
+    of `columns` is well-formed UTF-8."""
+    columns = list(columns)
+    meta = _is_valid_partition(ddf._meta, columns, threads)
+    return ddf.map_partitions(_is_valid_partition, columns, threads, meta=meta)

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <unistd.h>
 
+#include "columns.hpp"
 #include "file_runner.hpp"
 #include "gutf8/codec.hpp"
 #include "gutf8/detail/utf8_rules.hpp"
@@ -363,6 +364,7 @@ NB_MODULE(_gutf8, m) {
   m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "errors"_a, "backend"_a, "threads"_a,
         "device"_a, "progress"_a.none());
   m.def("cuda_available", &gutf8::cuda_available);
+  gutf8_py::bind_columns(m);
 #ifdef GUTF8_PY_CUDA
   m.attr("built_with_cuda") = true;
   gutf8_py::bind_device(m);

@@ -123,3 +123,33 @@ def test_a_worker_that_dies_is_a_row_with_an_error():
         frame = gutf8.dask._run(die, ["first.txt", "second.txt"], c, (), None)
     assert list(frame.path) == ["first.txt", "second.txt"]
     assert frame.error.str.contains("KilledWorker").all() and frame.bytes.isna().all()
+
+
+def test_make_valid_on_a_parquet_dataset(tmp_path, client):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    dd = pytest.importorskip("dask.dataframe")
+    rng = random.Random(11)
+    values = [None if i % 9 == 4 else random_text(rng, rng.randrange(0, 80), 0.05) for i in range(3000)]
+    src = tmp_path / "lake"
+    src.mkdir()
+    for part in range(6):  # several files, text stored as binary since it is not valid UTF-8
+        rows = range(part * 500, (part + 1) * 500)
+        table = pa.table({"id": pa.array(list(rows), pa.int64()),
+                          "text": pa.array([values[i] for i in rows], pa.binary())})
+        pq.write_table(table, src / f"part-{part}.parquet")
+    ddf = dd.read_parquet(str(src))
+    fixed = gutf8.dask.make_valid(ddf, ["text"], errors="replace")
+    checks = gutf8.dask.is_valid(ddf, ["text"])
+    out = tmp_path / "clean"
+    fixed.to_parquet(str(out))
+    back = pq.read_table(out).to_pydict()
+    order = sorted(range(len(back["id"])), key=back["id"].__getitem__)
+    assert [back["id"][i] for i in order] == list(range(3000))
+    assert [back["text"][i] for i in order] == [None if v is None else v.decode("utf-8", "replace") for v in values]
+    valid = checks.compute()["text"].tolist()
+    assert [None if pd.isna(v) else bool(v) for v in valid] == [
+        None if v is None else not error_units(v) for v in values]
+    dropped = gutf8.dask.make_valid(ddf, ["text"], errors="drop").compute()["text"].tolist()
+    assert [None if pd.isna(v) else v for v in dropped] == [
+        None if v is None else v.decode("utf-8", "ignore") for v in values]
