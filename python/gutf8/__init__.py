@@ -92,7 +92,21 @@ class Stats(Report):
     by_length: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
-class DecodeError(UnicodeDecodeError):
+def _rebuild(cls: type, args: tuple, state: dict) -> BaseException:
+    e = cls(*args)
+    e.__dict__.update(state)
+    return e
+
+
+class _Picklable:
+    """Pickles args and gutf8's fields as they are, also through picklers that rebuild exceptions
+    their own way (tblib's, which Dask installs, loses UnicodeError's start/end/reason)."""
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+class DecodeError(_Picklable, UnicodeDecodeError):
     """Invalid UTF-8 under ``errors="strict"``; a :class:`UnicodeDecodeError`.
 
     Standard fields: ``encoding`` ('utf-8'), ``object``, ``start``, ``end`` (the error unit is
@@ -115,7 +129,7 @@ class DecodeError(UnicodeDecodeError):
                 f"column {self.column}): {self.reason}")
 
 
-class EncodeError(UnicodeEncodeError):
+class EncodeError(_Picklable, UnicodeEncodeError):
     """A surrogate, a value above U+10FFFF or a ragged tail under ``errors="strict"``.
 
     ``start``/``end`` index code points; ``object`` is the input str (empty when the input was a
