@@ -25,8 +25,11 @@ each with an optional ``progress(done_bytes)`` callback.
 GPU arrays (``__cuda_array_interface__`` or DLPack, e.g. CuPy, PyTorch, Numba) run on their
 GPU and the results stay there (CuPy arrays when CuPy is installed, else DLPack tensors).
 
+String columns (Arrow utf8 / binary, pyarrow and any Arrow PyCapsule producer), row by row:
+:mod:`gutf8.columns` (is_valid, validate, make_valid, cast_to_utf8, count_code_points).
+
 The GIL is released while gutf8 works; calls from several threads at once are safe.
-Cluster runs over many files: :mod:`gutf8.dask`.
+Cluster runs over many files and dataframes: :mod:`gutf8.dask`.
 """
 
 from __future__ import annotations
