@@ -1,12 +1,12 @@
 """gutf8 on a Dask cluster: per-file reports and repairs over many files.
 
-Install with ``pip install .[dask]`` (dask, distributed, pandas).
+Install with ``pip install .[dask]`` (dask, distributed, pandas, pyarrow)::
 
->>> from distributed import Client, LocalCluster
->>> import gutf8.dask
->>> client = Client(LocalCluster(n_workers=4, threads_per_worker=1))
->>> report = gutf8.dask.validate_files("/data/crawl/**/*.txt", client=client)
->>> report[~report.valid]                       # one row per file, never a missing row
+    from distributed import Client, LocalCluster
+    import gutf8.dask
+    client = Client(LocalCluster(n_workers=4, threads_per_worker=1))
+    report = gutf8.dask.validate_files("/data/crawl/**/*.txt", client=client)
+    report[~report.valid.fillna(True)]           # one row per file, never a missing row
 
 Every file is read by the worker that runs its task, so the paths must name the same file on
 every worker (a shared or replicated file system). ``client=None`` uses the current Dask client

@@ -104,3 +104,10 @@ def test_bad_column_types_are_errors():
         gc.is_valid(pa.array([1, 2, 3]))
     with pytest.raises(ValueError):
         gc.make_valid(pa.array([b"a"], pa.binary()), "strict")
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(gc, verbose=False)
+    assert result.attempted >= 4 and result.failed == 0

@@ -232,3 +232,10 @@ def test_help_reads_well():
         obj = getattr(gutf8, name)
         if callable(obj):
             assert obj.__doc__, name
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(gutf8, verbose=False)
+    assert result.attempted >= 4 and result.failed == 0
