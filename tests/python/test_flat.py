@@ -3,6 +3,7 @@ import array
 import mmap
 import pickle
 import random
+import sys
 import threading
 
 import numpy as np
@@ -239,3 +240,31 @@ def test_docstring_examples():
 
     result = doctest.testmod(gutf8, verbose=False)
     assert result.attempted >= 4 and result.failed == 0
+
+
+def test_the_gil_is_released_while_gutf8_works(rng):
+    """While one thread is inside gutf8, another runs Python code. With a long switch interval a
+    call that held the GIL would keep the other thread out until it returned: 0 spins (as
+    bytes.decode('latin-1') or bytes.translate of the same data give)."""
+    data = random_text(rng, 1 << 20, 0.01) * 48  # 48 MiB: tens of milliseconds of work
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(0.5)
+    started = threading.Event()
+    result = []
+
+    def work():
+        started.set()
+        result.append(gutf8.repair(data, backend="cpu", threads=1))
+
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        started.wait()
+        spins = 0
+        while t.is_alive():
+            spins += 1
+        t.join()
+    finally:
+        sys.setswitchinterval(previous)
+    assert result == [data.decode("utf-8", "replace").encode()]
+    assert spins > 1000
