@@ -14,6 +14,11 @@ True
 >>> gc.cast_to_utf8(col, errors="null").to_pylist()
 ['ok', None, None]
 
+Device data: an object that exports only ``__arrow_c_device_array__`` (cuDF columns, for example)
+runs where its buffers are: host memory through the host API, CUDA memory on its GPU through
+the device API (``stream=``: a CUDA stream handle or object). CUDA results are returned as a
+:class:`DeviceColumn` (the Arrow device interface, consumable once); host results as pyarrow.
+
 ``errors``: "strict" raises :class:`InvalidRowError` for the first invalid row, "null" makes the
 row null, "replace" writes U+FFFD per error unit, "drop" removes the error units.
 """
@@ -26,7 +31,10 @@ import pyarrow as pa
 
 from . import DecodeError, ErrorKind, _gutf8
 
-__all__ = ["is_valid", "validate", "make_valid", "cast_to_utf8", "count_code_points", "InvalidRowError"]
+__all__ = ["is_valid", "validate", "make_valid", "cast_to_utf8", "count_code_points", "InvalidRowError",
+           "DeviceColumn"]
+
+_ARROW_DEVICE_CPU, _ARROW_DEVICE_CUDA_HOST = 1, 3
 
 
 class InvalidRowError(DecodeError):
@@ -48,6 +56,48 @@ class _Capsules:
 
     def __arrow_c_array__(self, requested_schema: Any = None) -> tuple:
         return self._capsules
+
+
+class DeviceColumn:
+    """A result in GPU memory, handed out through the Arrow C Device Data Interface: pass it to
+    any consumer of ``__arrow_c_device_array__`` (it can be consumed once)."""
+
+    def __init__(self, schema: Any, array: Any) -> None:
+        self._capsules: Any = (schema, array)
+
+    def __arrow_c_device_array__(self, requested_schema: Any = None, **kwargs: Any) -> tuple:
+        capsules, self._capsules = self._capsules, None
+        if capsules is None:
+            raise ValueError("this DeviceColumn was already consumed")
+        return capsules
+
+
+def _device_only(data: Any) -> bool:
+    return (hasattr(data, "__arrow_c_device_array__") and not hasattr(data, "__arrow_c_array__")
+            and not isinstance(data, (pa.Array, pa.ChunkedArray)))
+
+
+def _device_result(result: tuple) -> Any:
+    schema, array, device_type = result
+    if device_type in (_ARROW_DEVICE_CPU, _ARROW_DEVICE_CUDA_HOST):
+        return pa.Array._import_from_c_device_capsule(schema, array)
+    return DeviceColumn(schema, array)
+
+
+def _on_device(op: str, data: Any, errors: str, threads: int, stream: Any) -> Any:
+    from . import _stream_handle
+
+    schema, array = data.__arrow_c_device_array__()
+    try:
+        result = _gutf8.col_device(op, schema, array, errors, threads, _stream_handle(stream))
+    except _gutf8.InvalidRow as e:
+        row, offset, kind = e.args
+        err = InvalidRowError("utf-8", b"", 0, 0, "invalid UTF-8")  # the row stays on its device
+        err.row, err.offset, err.kind = row, offset, kind
+        raise err from None
+    if op == "is_valid":
+        return _device_result(result[0])
+    return None if result is None else _device_result(result)
 
 
 def _chunks(data: Any) -> tuple[list, bool, pa.DataType]:
@@ -101,13 +151,17 @@ def _map(data: Any, call: Callable[[pa.Array], tuple]) -> Any:
     return pa.chunked_array(results)
 
 
-def is_valid(data: Any, *, threads: int = 0) -> Any:
+def is_valid(data: Any, *, threads: int = 0, stream: Any = None) -> Any:
     """A boolean array: whether each row is well-formed UTF-8 (null rows stay null)."""
+    if _device_only(data):
+        return _on_device("is_valid", data, "strict", threads, stream)
     return _map(data, lambda c: _gutf8.col_is_valid(*c.__arrow_c_array__(), threads, _data_bytes(c))[0])
 
 
-def validate(data: Any, *, threads: int = 0) -> None:
+def validate(data: Any, *, threads: int = 0, stream: Any = None) -> None:
     """Raise :class:`InvalidRowError` for the first invalid row; return None when all are valid."""
+    if _device_only(data):
+        return _on_device("validate", data, "strict", threads, stream)
     chunks, _, _ = _chunks(data)
     base = 0
     for chunk in chunks:
@@ -119,21 +173,27 @@ def validate(data: Any, *, threads: int = 0) -> None:
         base += len(chunk)
 
 
-def make_valid(data: Any, errors: str = "replace", *, threads: int = 0) -> Any:
+def make_valid(data: Any, errors: str = "replace", *, threads: int = 0, stream: Any = None) -> Any:
     """A utf8 array (large_utf8 for the large types) with every invalid row repaired: equal,
     row by row, to ``bytes.decode('utf-8', 'replace' | 'ignore')`` (errors "replace" | "drop")."""
+    if _device_only(data):
+        return _on_device("make_valid", data, errors, threads, stream)
     return _map(data, lambda c: _gutf8.col_make_valid(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)))
 
 
-def cast_to_utf8(data: Any, errors: str = "strict", *, threads: int = 0) -> Any:
+def cast_to_utf8(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None) -> Any:
     """binary -> utf8 (large_binary -> large_utf8); an invalid row raises, becomes null, or is
     repaired, by `errors` ("strict", "null", "replace", "drop")."""
+    if _device_only(data):
+        return _on_device("cast_to_utf8", data, errors, threads, stream)
     return _map(data, lambda c: _gutf8.col_cast_to_utf8(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)))
 
 
-def count_code_points(data: Any, errors: str = "strict", *, threads: int = 0) -> Any:
+def count_code_points(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None) -> Any:
     """Characters per row (int32, int64 for the large types), as ``len(row.decode('utf-8',
     errors))``; an invalid row raises, is null, or counts its error units as one character
     ("replace") or none ("drop")."""
+    if _device_only(data):
+        return _on_device("count_code_points", data, errors, threads, stream)
     return _map(data, lambda c: _gutf8.col_count_code_points(*c.__arrow_c_array__(), errors, threads,
                                                              _data_bytes(c)))

@@ -20,21 +20,6 @@ using namespace nb::literals;
 namespace gutf8_py {
 namespace {
 
-// Makes `device` current for the call and restores the caller's device after it.
-class device_scope {
- public:
-  explicit device_scope(int device) {
-    gutf8::cuda::check(cudaGetDevice(&previous_), "cudaGetDevice");
-    gutf8::cuda::check(cudaSetDevice(device), "cudaSetDevice");
-  }
-  ~device_scope() { cudaSetDevice(previous_); }
-  device_scope(const device_scope&) = delete;
-  device_scope& operator=(const device_scope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
 gutf8::error_policy policy_of(std::string_view errors) {
   if (errors == "strict") return gutf8::error_policy::strict;
   if (errors == "replace") return gutf8::error_policy::replace;

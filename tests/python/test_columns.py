@@ -111,3 +111,32 @@ def test_docstring_examples():
 
     result = doctest.testmod(gc, verbose=False)
     assert result.attempted >= 4 and result.failed == 0
+
+
+class DeviceInterfaceOnly:
+    """Exports an array through the Arrow C Device Data Interface alone (as cuDF does), here
+    with its buffers in host memory (ARROW_DEVICE_CPU)."""
+
+    def __init__(self, arr):
+        self.arr = arr
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        return self.arr.__arrow_c_device_array__(requested_schema, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=str)
+def test_device_interface_producers_in_host_memory(dtype):
+    values = rows(21, 400)
+    col = column(values, dtype).slice(7)
+    expect = values[7:]
+    dev = DeviceInterfaceOnly(col)
+    assert gc.is_valid(dev).to_pylist() == [None if v is None else not error_units(v) for v in expect]
+    assert gc.make_valid(dev, "drop").to_pylist() == decoded(expect, "ignore")
+    assert gc.cast_to_utf8(dev, "replace").to_pylist() == decoded(expect, "replace")
+    assert gc.count_code_points(dev, "null").to_pylist() == [
+        None if v is None or error_units(v) else len(v.decode()) for v in expect]
+    bad = [i for i, v in enumerate(expect) if v is not None and error_units(v)]
+    with pytest.raises(gc.InvalidRowError) as info:
+        gc.validate(dev)
+    assert info.value.row == bad[0] and info.value.offset == error_units(expect[bad[0]])[0][0]
+    assert gc.validate(DeviceInterfaceOnly(pa.array([b"ok", None], pa.binary()))) is None
