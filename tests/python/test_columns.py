@@ -140,3 +140,13 @@ def test_device_interface_producers_in_host_memory(dtype):
         gc.validate(dev)
     assert info.value.row == bad[0] and info.value.offset == error_units(expect[bad[0]])[0][0]
     assert gc.validate(DeviceInterfaceOnly(pa.array([b"ok", None], pa.binary()))) is None
+
+
+def test_a_device_interface_column_built_by_hand_in_host_memory():
+    from arrow_ctypes import ARROW_DEVICE_CPU, BinaryColumn, packed
+
+    values = [v if v is not None else b"" for v in rows(33, 300)]
+    offsets, data = packed(values)
+    col = BinaryColumn(len(values), offsets.ctypes.data, data.ctypes.data, ARROW_DEVICE_CPU)
+    assert gc.make_valid(col).to_pylist() == decoded(values, "replace")
+    assert gc.is_valid(col).to_pylist() == [not error_units(v) for v in values]

@@ -68,3 +68,40 @@ def test_host_backend_cuda_matches_cpu(rng):
     data = random_text(rng, (4 << 20) + 3, 0.01)
     assert gutf8.repair(data, backend="cuda") == gutf8.repair(data, backend="cpu")
     assert gutf8.validate(data, backend="cuda") == gutf8.validate(data, backend="cpu")
+
+
+def test_cuda_string_columns_through_the_device_interface(rng):
+    pytest.importorskip("pyarrow")
+    import gutf8.columns as gc
+    from arrow_ctypes import ARROW_DEVICE_CUDA, BinaryColumn, packed, read_device_column
+
+    values = [random_text(rng, rng.choice([0, 1, 3, 40, 300, 5000]), 0.02) for _ in range(3001)]
+    offsets, data = packed(values)
+    d_offsets, d_data = cp.asarray(offsets), cp.asarray(data)
+    col = BinaryColumn(len(values), d_offsets.data.ptr, d_data.data.ptr, ARROW_DEVICE_CUDA, d_offsets.device.id)
+
+    def host_copy(ptr, nbytes, dtype):
+        out = np.empty(nbytes // np.dtype(dtype).itemsize, dtype)
+        if nbytes:
+            cp.cuda.runtime.memcpy(out.ctypes.data, ptr, nbytes, cp.cuda.runtime.memcpyDeviceToHost)
+        return out
+
+    fixed = gc.make_valid(col, "replace")
+    assert isinstance(fixed, gc.DeviceColumn)
+    length, buffers, device_type, offset, fmt, _keep = read_device_column(fixed)
+    assert (length, device_type, offset, fmt) == (len(values), ARROW_DEVICE_CUDA, 0, b"u")
+    h_offsets = host_copy(buffers[1], 4 * (length + 1), np.int32)
+    h_data = host_copy(buffers[2], int(h_offsets[-1]), np.uint8).tobytes()
+    rows_out = [h_data[h_offsets[i]:h_offsets[i + 1]].decode() for i in range(length)]
+    assert rows_out == [v.decode("utf-8", "replace") for v in values]
+
+    flags = gc.is_valid(col)
+    length, buffers, device_type, offset, fmt, _keep = read_device_column(flags)
+    assert (length, device_type, fmt) == (len(values), ARROW_DEVICE_CUDA, b"b")
+    bits = np.unpackbits(host_copy(buffers[1], (length + 7) // 8, np.uint8), bitorder="little")[:length]
+    assert bits.astype(bool).tolist() == [not error_units(v) for v in values]
+
+    bad = [i for i, v in enumerate(values) if error_units(v)]
+    with pytest.raises(gc.InvalidRowError) as info:
+        gc.validate(col)
+    assert info.value.row == bad[0] and info.value.offset == error_units(values[bad[0]])[0][0]
