@@ -5,7 +5,9 @@ install(TARGETS gutf8 gutf8_prim EXPORT gutf8Targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS gutf8_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(GUTF8_CLI)
+  install(TARGETS gutf8_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(DIRECTORY include/gutf8 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         PATTERN "*.in" EXCLUDE)
 # The primitives' public headers (include/gutf8/prim/*.cuh) include their algorithms as

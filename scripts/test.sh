@@ -4,3 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh "$@"
 ctest --test-dir "${GUTF8_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
+# The Python package (a virtual environment, pip install .[test], pytest).
+bash scripts/test_python.sh

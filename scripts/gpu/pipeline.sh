@@ -8,9 +8,11 @@
 #   e2e     bench_e2e.sh: 16 GiB English (ascii) and Chinese (cjk) text, validate and decode, on
 #           --backend=cpu / cuda / auto, and a size sweep from 1 KiB of auto against cpu
 #   tmpfs   the CPU backend on the same 4 GiB file in the page cache and in /dev/shm
-#   settings  bench_file_pipeline on 16 GiB ascii and cjk files: the GPU feeds (pread copies or the
-#           page cache page-locked in place), lanes a GPU, the CPU's map or pread, auto; inside one
-#           process, so after the first run the rates are the streaming rates after CUDA's start-up
+#   settings  bench_file_pipeline on 16 GiB ascii and cjk files (and 16 GiB of UTF-32 for encode):
+#           CPU workers, GPU lanes fed by pread copies or by copies from the mapped page cache, both
+#           together; inside one process, so after the first run the rates are the streaming rates
+#           after CUDA's start-up
+#   sanitize  compute-sanitizer memcheck on the GPU tests sized for it
 # GUTF8_E2E_SIZE (default 16G) and GUTF8_E2E_REPS (default 3) scale the e2e part.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -51,18 +53,23 @@ if wants settings; then
       f=$(text_file $kind 17179869184)
       cat "$f" > /dev/null
       echo "# $kind $(stat -c %s "$f") bytes"
-      for op in validate decode; do
-        for read in map pread; do $fp --file "$f" --op $op --backend cpu --read $read --reps 3; done
-        $fp --file "$f" --op $op --backend cuda --feed copy --lanes 2 --reps 3
-        $fp --file "$f" --op $op --backend cuda --feed copy --lanes 3 --fill-threads 6 --reps 3
-        $fp --file "$f" --op $op --backend cuda --feed register --lanes 2 --reps 3
-        $fp --file "$f" --op $op --backend cuda --feed register --lanes 4 --reps 3
-        $fp --file "$f" --op $op --backend auto --feed copy --lanes 2 --reps 3
-        $fp --file "$f" --op $op --backend auto --feed register --lanes 4 --reps 3
+      for op in validate decode sanitize; do
+        $fp --file "$f" --op $op --backend cpu --reps 3
+        $fp --file "$f" --op $op --backend cuda --feed copy --reps 3
+        $fp --file "$f" --op $op --backend cuda --feed copy-mapped --reps 3
+        [[ $op == sanitize ]] || $fp --file "$f" --op $op --backend auto --feed copy --reps 3
       done
     done
+    u=$work/ascii-utf32.u32
+    [[ -f $u ]] || head -c $((4 << 30)) "$(text_file ascii 17179869184)" | $bin decode --backend=cpu -o "$u" -
+    echo "# ascii as UTF-32LE $(stat -c %s "$u") bytes"
+    $fp --file "$u" --op encode --backend cpu --reps 3
+    $fp --file "$u" --op encode --backend cuda --feed copy --reps 3
   } > "$out/settings.csv" 2> "$out/settings.err"
   summary+=("settings: done")
+fi
+if wants sanitize; then
+  step memcheck 300 -- sh -c "compute-sanitizer --tool memcheck --error-exitcode 9 .device/tests/gutf8_gpu_tests --gtest_brief=1 --gtest_filter='GpuColumns.SanitizerSized:GpuColumns.EdgeRowsEveryLayout:GpuColumns.BadInput:GpuUtf16.EverySizeUpTo300AndAroundTiles:GpuUtf16.CarryLeavesTheCutSequence:GpuSanitizerSweep*' > '$out/memcheck.log' 2>&1"
 fi
 if wants tests; then
   step gpu_tests 240 -- sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
@@ -108,6 +115,7 @@ done
 [[ -f $out/e2e/e2e.csv ]] && { echo "=== e2e"; cut -d, -f1,3-8 "$out/e2e/e2e.csv" | column -t -s,; }
 [[ -f $out/host_limits.md ]] && { echo "=== host limits"; grep -E "Register|registered|pread page cache, (4|8|12)" "$out/host_limits.md"; }
 [[ -f $out/tmpfs.log ]] && { echo "=== tmpfs"; grep " run " "$out/tmpfs.log"; }
+[[ -f $out/memcheck.log ]] && { echo "=== memcheck"; tail -n 8 "$out/memcheck.log"; }
 [[ -f $out/settings.csv ]] && { echo "=== settings"; cat "$out/settings.csv"; tail -5 "$out/settings.err"; }
 cat "$out/device.txt"
 printf '%s\n' "${summary[@]}"

@@ -52,6 +52,16 @@ GUTF8_HD constexpr bool continues(std::uint8_t lead, unsigned index, std::uint8_
   return is_continuation(b);
 }
 
+// Length (1..3) of the error unit (maximal subpart, SPEC §1) that starts at s[0] of s[0, n):
+// the lead and the continuation bytes that could still begin a well-formed sequence. For
+// callers that report an error's extent (Python's UnicodeDecodeError.end).
+GUTF8_HD constexpr unsigned error_unit_length(const std::uint8_t* s, std::uint64_t n) {
+  const unsigned need = n ? sequence_length(s[0]) : 0;
+  unsigned k = 1;
+  while (k < need && k < n && continues(s[0], k, s[k])) ++k;
+  return k;
+}
+
 // Bytes at the end of s[0, n) that a chunked caller must carry into the next chunk: the last
 // unit when it is a lead followed by fewer continuation bytes than it needs, all acceptable so
 // far (so the next chunk may still complete it). 0 when the last unit is complete or already

@@ -1,0 +1,391 @@
+"""gutf8: UTF-8 validate, decode, repair and encode on NVIDIA GPUs and CPUs.
+
+Errors follow the Unicode "maximal subparts" practice exactly (the same units as CPython's
+``bytes.decode('utf-8', 'replace')``), and every backend gives the same result.
+
+Flat buffers (anything with the buffer protocol: bytes, bytearray, memoryview, mmap, numpy):
+
+>>> import gutf8
+>>> gutf8.validate(b"caf\\xc3\\xa9 \\xff").valid
+False
+>>> gutf8.decode(b"h\\xc3\\xa9").tolist()          # numpy.uint32 code points
+[104, 233]
+>>> gutf8.repair(b"a\\xe1\\x80b")                  # one U+FFFD per maximal subpart
+b'a\\xef\\xbf\\xbdb'
+>>> gutf8.encode("h\\xe9")                         # str or UTF-32LE buffer -> UTF-8 bytes
+b'h\\xc3\\xa9'
+
+``errors`` is ``"strict"`` (raise :class:`DecodeError` / :class:`EncodeError` at the first
+error unit), ``"replace"`` (U+FFFD) or ``"drop"`` (``"ignore"`` is accepted as its alias).
+
+Files (the library's file pipeline, all cores and, with ``backend="auto"``, the GPU when it
+pays): :func:`validate_file`, :func:`decode_file`, :func:`repair_file` (written atomically),
+each with an optional ``progress(done_bytes)`` callback.
+
+GPU arrays (``__cuda_array_interface__`` or DLPack, e.g. CuPy, PyTorch, Numba) run on their
+GPU and the results stay there (CuPy arrays when CuPy is installed, else DLPack tensors).
+
+String columns (Arrow utf8 / binary, pyarrow and any Arrow PyCapsule producer), row by row:
+:mod:`gutf8.columns` (is_valid, validate, make_valid, cast_to_utf8, count_code_points).
+
+The GIL is released while gutf8 works; calls from several threads at once are safe.
+Cluster runs over many files and dataframes: :mod:`gutf8.dask`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+
+from . import _gutf8
+from ._gutf8 import ErrorKind
+
+__all__ = [
+    "Report", "Stats", "DecodeError", "EncodeError", "ErrorKind",
+    "validate", "stats", "decode", "repair", "encode",
+    "validate_file", "decode_file", "repair_file",
+    "cuda_available", "built_with_cuda",
+]
+__version__ = "0.1.0"
+
+Progress = Optional[Callable[[int], Any]]
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(slots=True)
+class Report:
+    """What a pass over the input found.
+
+    ``bytes``: input bytes consumed (under strict: up to the first error); ``errors``: error
+    units; ``offset``/``line``/``column``/``reason``/``kind``: the first error unit (None when
+    valid). Offsets are 0-based bytes; line and column are 1-based, the column in bytes since
+    the last LF (for UTF-32 input, in code points). ``path``: the file, for file functions.
+    """
+
+    bytes: int
+    errors: int
+    offset: Optional[int] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    reason: Optional[str] = None
+    kind: Optional[ErrorKind] = None
+    path: Optional[str] = None
+    seconds: Optional[float] = None
+
+    @property
+    def valid(self) -> bool:
+        """True when no error unit was found."""
+        return self.errors == 0
+
+    def __bool__(self) -> bool:  # `if gutf8.validate(b):` reads as "is valid"
+        return self.valid
+
+
+@dataclass(slots=True)
+class Stats(Report):
+    """A :class:`Report` plus counts: well-formed code points, lines (LF bytes, as ``wc -l``),
+    and well-formed sequences of 1, 2, 3 and 4 bytes."""
+
+    code_points: int = 0
+    lines: int = 0
+    by_length: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+def _rebuild(cls: type, args: tuple, state: dict) -> BaseException:
+    e = cls(*args)
+    e.__dict__.update(state)
+    return e
+
+
+class _Picklable:
+    """Pickles args and gutf8's fields as they are, also through picklers that rebuild exceptions
+    their own way (tblib's, which Dask installs, loses UnicodeError's start/end/reason)."""
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+class DecodeError(_Picklable, UnicodeDecodeError):
+    """Invalid UTF-8 under ``errors="strict"``; a :class:`UnicodeDecodeError`.
+
+    Standard fields: ``encoding`` ('utf-8'), ``object``, ``start``, ``end`` (the error unit is
+    ``object[start:end]``), ``reason``. gutf8 adds ``offset`` (byte offset in the whole input or
+    file), ``line``, ``column``, ``kind`` (:class:`ErrorKind`) and ``path`` (file functions).
+    For flat buffers ``object`` is the input and ``start == offset``; for files ``object`` holds
+    only the error unit's bytes (``start == 0``), since a file can be far larger than memory;
+    for GPU input ``object`` is empty (the input stays on the device).
+    """
+
+    offset: int = 0
+    line: int = 1
+    column: int = 1
+    kind: Optional[ErrorKind] = None
+    path: Optional[str] = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return (f"{where}invalid UTF-8 at byte {self.offset} (line {self.line}, "
+                f"column {self.column}): {self.reason}")
+
+
+class EncodeError(_Picklable, UnicodeEncodeError):
+    """A surrogate, a value above U+10FFFF or a ragged tail under ``errors="strict"``.
+
+    ``start``/``end`` index code points; ``object`` is the input str (empty when the input was a
+    UTF-32LE buffer, whose values need not be representable as a str). gutf8 adds ``offset``
+    (byte offset in the UTF-32LE input), ``line``, ``column`` (in code points) and ``kind``.
+    """
+
+    offset: int = 0
+    line: int = 1
+    column: int = 1
+    kind: Optional[ErrorKind] = None
+
+    def __str__(self) -> str:
+        return (f"cannot encode the value at byte {self.offset} of the UTF-32 input (line "
+                f"{self.line}, column {self.column}): {self.reason}")
+
+
+def cuda_available() -> bool:
+    """True when this build has the CUDA backend and a usable GPU is present."""
+    return _gutf8.cuda_available()
+
+
+built_with_cuda: bool = _gutf8.built_with_cuda
+
+
+def _report(d: dict, path: Optional[str] = None, cls: type = Report, **extra: Any) -> Any:
+    return cls(bytes=d["bytes"], errors=d["errors"], offset=d["offset"], line=d.get("line"),
+               column=d.get("column"), reason=d.get("reason"), kind=d.get("kind"), path=path,
+               seconds=d.get("seconds"), **extra)
+
+
+def _decode_error(obj: bytes, start: int, d: dict, path: Optional[str] = None) -> DecodeError:
+    e = DecodeError("utf-8", obj, start, start + d["length"], d["reason"])
+    e.offset, e.line, e.column, e.kind, e.path = d["offset"], d["line"], d["column"], d["kind"], path
+    return e
+
+
+def _policy(errors: str, allowed: tuple[str, ...]) -> str:
+    if errors not in allowed:
+        raise ValueError(f"errors must be one of {', '.join(map(repr, allowed))}, not {errors!r}")
+    return errors
+
+
+_STRICT = ("strict", "replace", "drop", "ignore")
+_REPAIR = ("replace", "drop", "ignore")
+
+# --- device inputs -------------------------------------------------------------------------
+
+_KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
+
+
+def _device_view(data: Any) -> Optional[tuple[int, int, int]]:
+    """(pointer, bytes, device) when `data` lives in GPU memory, else None."""
+    cai = getattr(data, "__cuda_array_interface__", None)
+    if cai is not None:
+        shape, typestr, strides = cai["shape"], cai["typestr"], cai.get("strides")
+        itemsize = int(typestr[2:])
+        count = int(np.prod(shape)) if shape else 1
+        if strides is not None and strides != _c_strides(shape, itemsize):
+            raise ValueError("gutf8 needs a C-contiguous device array")
+        return cai["data"][0], count * itemsize, -1  # -1: the GPU that owns the pointer
+    dev = getattr(data, "__dlpack_device__", None)
+    if dev is not None and not isinstance(data, np.ndarray):
+        kind, _ = dev()
+        if kind in (_KDL_CUDA, _KDL_CUDA_MANAGED):
+            if not _gutf8.built_with_cuda:
+                raise RuntimeError("gutf8 was built without CUDA; copy the array to the host")
+            return tuple(_gutf8.dlpack_view(data))  # type: ignore[return-value]
+    return None
+
+
+def _c_strides(shape: tuple, itemsize: int) -> tuple:
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _stream_handle(stream: Any) -> int:
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        return int(stream.__cuda_stream__()[1])
+    for attr in ("ptr", "cuda_stream", "handle"):  # CuPy, PyTorch, Numba
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    raise TypeError("stream must be an int handle or an object with __cuda_stream__ / .ptr")
+
+
+def _device_array(arr: Any) -> Any:
+    try:
+        import cupy
+    except ImportError:
+        return arr
+    return cupy.from_dlpack(arr)
+
+
+def _on_device(op: str, view: tuple[int, int, int], errors: str, device: Optional[int],
+               stream: Any) -> tuple[Any, dict]:
+    if not _gutf8.built_with_cuda:
+        raise RuntimeError("gutf8 was built without CUDA")
+    ptr, nbytes, where = view
+    if where < 0:  # a __cuda_array_interface__ does not name its GPU: ask CUDA
+        where = _gutf8.device_of(ptr)
+    if device is not None and device != where:
+        raise ValueError(f"the array is on GPU {where}, not on device={device}")
+    out, d = _gutf8.device_call(op, ptr, nbytes, where, _stream_handle(stream), errors)
+    return (None if out is None else _device_array(out)), d
+
+
+# --- flat buffers --------------------------------------------------------------------------
+
+def validate(data: Any, *, backend: str = "auto", threads: int = 0, device: Optional[int] = None,
+             stream: Any = None) -> Report:
+    """Count the error units of UTF-8 `data` and locate the first one. Never raises for bad text.
+
+    `backend`: "auto" (GPU when usable and the input is large enough to pay), "cpu" or "cuda";
+    `threads`: CPU threads (0 = all); `device`: the GPU. GPU arrays run on their own GPU
+    (`stream`: a CUDA stream handle or object).
+    """
+    view = _device_view(data)
+    if view is not None:
+        return _report(_on_device("validate", view, "strict", device, stream)[1])
+    return _report(_gutf8.validate(data, backend, threads, device or 0))
+
+
+def stats(data: Any, *, backend: str = "auto", threads: int = 0, device: Optional[int] = None) -> Stats:
+    """A :class:`Stats` of UTF-8 `data`: the validate report plus code point, line and
+    sequence-length counts (host buffers only)."""
+    if _device_view(data) is not None:
+        raise TypeError("gutf8.stats takes host buffers; copy the GPU array to the host first")
+    d = _gutf8.stats(data, backend, threads, device or 0)
+    return _report(d, cls=Stats, code_points=d["code_points"], lines=d["lines"],
+                   by_length=tuple(d["by_length"]))
+
+
+def decode(data: Any, errors: str = "strict", *, backend: str = "auto", threads: int = 0,
+           device: Optional[int] = None, stream: Any = None) -> Any:
+    """UTF-8 `data` -> code points as a ``numpy.uint32`` array (a device array for GPU input).
+
+    Equals ``numpy.frombuffer(data.decode('utf-8', errors).encode('utf-32-le'), '<u4')`` for
+    "strict" and "replace", and for "drop" with CPython's "ignore". Strict raises
+    :class:`DecodeError` at the first error unit. The array owns the memory gutf8 wrote into.
+    """
+    _policy(errors, _STRICT)
+    view = _device_view(data)
+    if view is not None:
+        out, d = _on_device("decode", view, errors, device, stream)
+        if errors == "strict" and d["errors"]:
+            raise _decode_error(b"", 0, d)
+        return out
+    out, d = _gutf8.decode(data, errors, backend, threads, device or 0)
+    if errors == "strict" and d["errors"]:
+        raise _decode_error(bytes(memoryview(data).cast("B")), d["offset"], d)
+    return out
+
+
+def repair(data: Any, errors: str = "replace", *, backend: str = "auto", threads: int = 0,
+           device: Optional[int] = None, stream: Any = None) -> Any:
+    """UTF-8 `data` -> valid UTF-8 ``bytes``: each error unit becomes U+FFFD ("replace") or is
+    removed ("drop"). Equals ``data.decode('utf-8', 'replace' | 'ignore').encode()``.
+    GPU input gives a uint8 device array."""
+    _policy(errors, _REPAIR)
+    view = _device_view(data)
+    if view is not None:
+        return _on_device("repair", view, errors, device, stream)[0]
+    return _gutf8.repair(data, errors, backend, threads, device or 0)[0]
+
+
+def encode(data: Any, errors: str = "strict", *, backend: str = "auto", threads: int = 0,
+           device: Optional[int] = None, stream: Any = None) -> Any:
+    """Code points -> UTF-8 ``bytes``. `data` is a str or a UTF-32LE buffer (e.g. a
+    ``numpy.uint32`` array). Error units: a surrogate, a value above U+10FFFF, 1-3 trailing
+    bytes of a buffer; "replace" writes U+FFFD for each, "drop" removes it, "strict" raises
+    :class:`EncodeError`. GPU input gives a uint8 device array."""
+    _policy(errors, _STRICT)
+    text = data if isinstance(data, str) else None
+    if text is not None:
+        data = text.encode("utf-32-le", "surrogatepass")  # marshalling only: values unchanged
+    view = None if text is not None else _device_view(data)
+    if view is not None:
+        out, d = _on_device("encode", view, errors, device, stream)
+    else:
+        out, d = _gutf8.encode(data, errors, backend, threads, device or 0)
+    if errors == "strict" and d["errors"]:
+        start = d["offset"] // 4
+        e = EncodeError("utf-8", text or "", start, start + 1, d["reason"])
+        e.offset, e.line, e.column, e.kind = d["offset"], d["line"], d["column"], d["kind"]
+        raise e
+    return out
+
+
+# --- files ---------------------------------------------------------------------------------
+
+def _file_device(device: Optional[int]) -> int:
+    return -1 if device is None else device  # -1: every usable GPU may take pieces
+
+
+def validate_file(path: PathLike, *, backend: str = "auto", threads: int = 0,
+                  device: Optional[int] = None, progress: Progress = None) -> Report:
+    """Validate a regular file through the library's file pipeline (CPU threads and, where
+    `backend` allows and they pay, every usable GPU, or only `device`); a :class:`Report` with
+    ``path`` and ``seconds``. `progress(done_bytes)` is called as the work advances (what it
+    raises stops the run). Unreadable files raise OSError."""
+    p = os.fspath(path)
+    return _report(_gutf8.validate_file(p, backend, threads, _file_device(device), progress), p)
+
+
+def _file_error(p: str, d: dict) -> DecodeError:
+    with open(p, "rb") as f:
+        f.seek(d["offset"])
+        unit = f.read(d["length"])
+    return _decode_error(unit, 0, d, p)
+
+
+def decode_file(path: PathLike, errors: str = "strict", *, backend: str = "auto", threads: int = 0,
+                device: Optional[int] = None, progress: Progress = None) -> np.ndarray:
+    """Decode a whole UTF-8 file into a ``numpy.uint32`` array (see :func:`decode`)."""
+    _policy(errors, _STRICT)
+    p = os.fspath(path)
+    out, d = _gutf8.decode_file(p, errors, backend, threads, _file_device(device), progress)
+    if errors == "strict" and d["errors"]:
+        raise _file_error(p, d)
+    return out
+
+
+def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backend: str = "auto",
+                threads: int = 0, device: Optional[int] = None, progress: Progress = None) -> Report:
+    """Write the repaired UTF-8 of file `path` to `out` (U+FFFD per error unit, or dropped) and
+    return the input's :class:`Report`. `out` is written to a temporary file beside it and
+    renamed on success, so a failure never leaves a partial `out` (an existing one stays)."""
+    _policy(errors, _REPAIR)
+    p, o = os.fspath(path), os.fspath(out)
+    tmp = os.path.join(os.path.dirname(os.path.abspath(o)),
+                       f".{os.path.basename(o)}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)  # umask applies
+    try:
+        try:
+            d = _gutf8.repair_file(p, fd, errors, backend, threads, _file_device(device), progress)
+        finally:
+            os.close(fd)
+        os.replace(tmp, o)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return _report(d, p)
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,199 @@
+"""Per-row operations on string columns (Arrow utf8 / binary, large_utf8 / large_binary).
+
+Inputs: anything that exports the Arrow PyCapsule interface (``__arrow_c_array__`` or
+``__arrow_c_stream__``): pyarrow arrays and chunked arrays, polars series, nanoarrow arrays.
+Results are pyarrow arrays (chunked when the input was). Every row is its own text: a sequence
+cut by the end of a row is an error of that row; null rows stay null and are never read.
+
+>>> import pyarrow as pa, gutf8.columns as gc
+>>> col = pa.array([b"ok", b"bad \\xff", None], pa.binary())
+>>> gc.is_valid(col).to_pylist()
+[True, False, None]
+>>> gc.make_valid(col).to_pylist() == ["ok", "bad \\ufffd", None]   # as bytes.decode(..., 'replace')
+True
+>>> gc.cast_to_utf8(col, errors="null").to_pylist()
+['ok', None, None]
+
+Device data: an object that exports only ``__arrow_c_device_array__`` (cuDF columns, for example)
+runs where its buffers are: host memory through the host API, CUDA memory on its GPU through
+the device API (``stream=``: a CUDA stream handle or object). CUDA results are returned as a
+:class:`DeviceColumn` (the Arrow device interface, consumable once); host results as pyarrow.
+
+``errors``: "strict" raises :class:`InvalidRowError` for the first invalid row, "null" makes the
+row null, "replace" writes U+FFFD per error unit, "drop" removes the error units.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pyarrow as pa
+
+from . import DecodeError, ErrorKind, _gutf8
+
+__all__ = ["is_valid", "validate", "make_valid", "cast_to_utf8", "count_code_points", "InvalidRowError",
+           "DeviceColumn"]
+
+_ARROW_DEVICE_CPU, _ARROW_DEVICE_CUDA_HOST = 1, 3
+
+
+class InvalidRowError(DecodeError):
+    """The first invalid row of a column under ``errors="strict"``; a :class:`UnicodeDecodeError`
+    whose ``object`` is that row's bytes (``start``/``end``: its first error unit), with ``row``
+    (0-based, in the whole column) and ``offset`` (the error's byte offset in the row)."""
+
+    row: int = 0
+
+    def __str__(self) -> str:
+        return f"row {self.row}: invalid UTF-8 at byte {self.offset} of the row: {self.reason}"
+
+
+class _Capsules:
+    """Hands a result's (schema, array) capsules to pyarrow.array without a copy."""
+
+    def __init__(self, capsules: tuple) -> None:
+        self._capsules = capsules
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple:
+        return self._capsules
+
+
+class DeviceColumn:
+    """A result in GPU memory, handed out through the Arrow C Device Data Interface: pass it to
+    any consumer of ``__arrow_c_device_array__`` (it can be consumed once)."""
+
+    def __init__(self, schema: Any, array: Any) -> None:
+        self._capsules: Any = (schema, array)
+
+    def __arrow_c_device_array__(self, requested_schema: Any = None, **kwargs: Any) -> tuple:
+        capsules, self._capsules = self._capsules, None
+        if capsules is None:
+            raise ValueError("this DeviceColumn was already consumed")
+        return capsules
+
+
+def _device_only(data: Any) -> bool:
+    return (hasattr(data, "__arrow_c_device_array__") and not hasattr(data, "__arrow_c_array__")
+            and not isinstance(data, (pa.Array, pa.ChunkedArray)))
+
+
+def _device_result(result: tuple) -> Any:
+    schema, array, device_type = result
+    if device_type in (_ARROW_DEVICE_CPU, _ARROW_DEVICE_CUDA_HOST):
+        return pa.Array._import_from_c_device_capsule(schema, array)
+    return DeviceColumn(schema, array)
+
+
+def _on_device(op: str, data: Any, errors: str, threads: int, stream: Any) -> Any:
+    from . import _stream_handle
+
+    schema, array = data.__arrow_c_device_array__()
+    try:
+        result = _gutf8.col_device(op, schema, array, errors, threads, _stream_handle(stream))
+    except _gutf8.InvalidRow as e:
+        row, offset, kind = e.args
+        err = InvalidRowError("utf-8", b"", 0, 0, "invalid UTF-8")  # the row stays on its device
+        err.row, err.offset, err.kind = row, offset, kind
+        raise err from None
+    if op == "is_valid":
+        return _device_result(result[0])
+    return None if result is None else _device_result(result)
+
+
+def _chunks(data: Any) -> tuple[list, bool, pa.DataType]:
+    if isinstance(data, pa.ChunkedArray):
+        return data.chunks, True, data.type
+    if isinstance(data, pa.Array):
+        return [data], False, data.type
+    if hasattr(data, "__arrow_c_array__"):
+        arr = pa.array(data)
+        return [arr], False, arr.type
+    if hasattr(data, "__arrow_c_stream__"):
+        ca = pa.chunked_array(data)
+        return ca.chunks, True, ca.type
+    raise TypeError("expected an Arrow array: an object with __arrow_c_array__ or __arrow_c_stream__")
+
+
+def _data_bytes(chunk: pa.Array) -> int:
+    buffers = chunk.buffers()
+    return buffers[2].size if len(buffers) > 2 and buffers[2] is not None else -1
+
+
+def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowError:
+    """The exception for global row `row`, with the row's bytes and its first unit's extent."""
+    start = row
+    for chunk in chunks:
+        if start < len(chunk):
+            break
+        start -= len(chunk)
+    value = chunk[start].as_py()
+    data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+    d = _gutf8.validate(data, "cpu", 1, 0)  # the row alone has the same first error
+    e = InvalidRowError("utf-8", data, offset, offset + d["length"], d["reason"])
+    e.row, e.offset, e.kind, e.line, e.column = row, offset, kind, d["line"], d["column"]
+    return e
+
+
+def _map(data: Any, call: Callable[[pa.Array], tuple]) -> Any:
+    chunks, chunked, dtype = _chunks(data)
+    results, base = [], 0
+    try:
+        for chunk in chunks:
+            results.append(pa.array(_Capsules(call(chunk))))
+            base += len(chunk)
+    except _gutf8.InvalidRow as e:
+        row, offset, kind = e.args
+        raise _row_error(chunks, base + row, offset, kind) from None
+    if not chunked:
+        return results[0]
+    if not results:  # an empty chunked array: the result type from an empty chunk
+        return pa.chunked_array([], type=pa.array(_Capsules(call(pa.array([], dtype)))).type)
+    return pa.chunked_array(results)
+
+
+def is_valid(data: Any, *, threads: int = 0, stream: Any = None) -> Any:
+    """A boolean array: whether each row is well-formed UTF-8 (null rows stay null)."""
+    if _device_only(data):
+        return _on_device("is_valid", data, "strict", threads, stream)
+    return _map(data, lambda c: _gutf8.col_is_valid(*c.__arrow_c_array__(), threads, _data_bytes(c))[0])
+
+
+def validate(data: Any, *, threads: int = 0, stream: Any = None) -> None:
+    """Raise :class:`InvalidRowError` for the first invalid row; return None when all are valid."""
+    if _device_only(data):
+        return _on_device("validate", data, "strict", threads, stream)
+    chunks, _, _ = _chunks(data)
+    base = 0
+    for chunk in chunks:
+        try:
+            _gutf8.col_validate(*chunk.__arrow_c_array__(), threads, _data_bytes(chunk))
+        except _gutf8.InvalidRow as e:
+            row, offset, kind = e.args
+            raise _row_error(chunks, base + row, offset, kind) from None
+        base += len(chunk)
+
+
+def make_valid(data: Any, errors: str = "replace", *, threads: int = 0, stream: Any = None) -> Any:
+    """A utf8 array (large_utf8 for the large types) with every invalid row repaired: equal,
+    row by row, to ``bytes.decode('utf-8', 'replace' | 'ignore')`` (errors "replace" | "drop")."""
+    if _device_only(data):
+        return _on_device("make_valid", data, errors, threads, stream)
+    return _map(data, lambda c: _gutf8.col_make_valid(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)))
+
+
+def cast_to_utf8(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None) -> Any:
+    """binary -> utf8 (large_binary -> large_utf8); an invalid row raises, becomes null, or is
+    repaired, by `errors` ("strict", "null", "replace", "drop")."""
+    if _device_only(data):
+        return _on_device("cast_to_utf8", data, errors, threads, stream)
+    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)))
+
+
+def count_code_points(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None) -> Any:
+    """Characters per row (int32, int64 for the large types), as ``len(row.decode('utf-8',
+    errors))``; an invalid row raises, is null, or counts its error units as one character
+    ("replace") or none ("drop")."""
+    if _device_only(data):
+        return _on_device("count_code_points", data, errors, threads, stream)
+    return _map(data, lambda c: _gutf8.col_count_code_points(*c.__arrow_c_array__(), errors, threads,
+                                                             _data_bytes(c)))

@@ -1,0 +1,233 @@
+"""gutf8 on a Dask cluster: per-file reports and repairs over many files.
+
+Install with ``pip install .[dask]`` (dask, distributed, pandas, pyarrow)::
+
+    from distributed import Client, LocalCluster
+    import gutf8.dask
+    client = Client(LocalCluster(n_workers=4, threads_per_worker=1))
+    report = gutf8.dask.validate_files("/data/crawl/**/*.txt", client=client)
+    report[~report.valid.fillna(True)]           # one row per file, never a missing row
+
+Every file is read by the worker that runs its task, so the paths must name the same file on
+every worker (a shared or replicated file system). ``client=None`` uses the current Dask client
+when there is one (``distributed.get_client``), else runs the files one after the other here.
+
+Machines of a cluster::
+
+    dask scheduler                                   # on one machine (port 8786)
+    dask worker tcp://SCHEDULER:8786 --nworkers 4 --nthreads 1        # on each CPU machine
+    # on a GPU machine, one worker per GPU, each owning its device:
+    for i in 0 1 2 3; do
+      CUDA_VISIBLE_DEVICES=$i dask worker tcp://SCHEDULER:8786 --nthreads 1 --resources GPU=1 &
+    done
+
+then ``Client("tcp://SCHEDULER:8786")`` and, for the GPU workers,
+``validate_files(..., backend="cuda", resources={"GPU": 1})``.
+
+Column operations on a ``dask.dataframe`` (one task a partition, ``map_partitions``): e.g. a
+Parquet dataset whose text columns hold invalid UTF-8, read as binary, repaired, written back::
+
+    import dask.dataframe as dd
+    ddf = dd.read_parquet("lake/")                   # text stored as binary
+    gutf8.dask.make_valid(ddf, ["text"]).to_parquet("lake-clean/")
+
+The report's columns: ``path``, ``bytes``, ``valid``, ``errors`` (invalid sequences),
+``offset``/``line``/``column``/``reason`` of the first one, ``seconds`` (on the worker) and
+``error``: why a file could not be checked (unreadable, vanished, changed while read, a worker
+that died), with the other columns empty. ``repair_files`` adds ``output``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from typing import Any, Callable, Iterable, Optional, Union
+
+import pandas as pd
+
+import gutf8
+
+__all__ = ["validate_files", "repair_files", "expand_paths", "make_valid", "is_valid"]
+
+Paths = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+
+COLUMNS = ["path", "bytes", "valid", "errors", "offset", "line", "column", "reason", "seconds", "error"]
+_DTYPES = {"bytes": "Int64", "valid": "boolean", "errors": "Int64", "offset": "Int64", "line": "Int64",
+           "column": "Int64", "reason": "string", "seconds": "float64", "error": "string", "path": "string",
+           "output": "string"}
+
+
+def expand_paths(paths_or_glob: Paths) -> list[str]:
+    """A glob pattern (``**`` recurses) or a path -> the sorted matching paths; an iterable of
+    paths -> those paths, in order. Expanded on the client."""
+    if isinstance(paths_or_glob, (str, os.PathLike)):
+        pattern = os.fspath(paths_or_glob)
+        if glob.has_magic(pattern):
+            return sorted(glob.glob(pattern, recursive=True))
+        return [pattern]
+    return [os.fspath(p) for p in paths_or_glob]
+
+
+def _identity(path: str) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _row(path: str, work: Callable[[str], tuple[gutf8.Report, dict]]) -> dict:
+    """Runs `work` on one file; what goes wrong becomes the row's `error`, never an exception."""
+    start = time.perf_counter()
+    row: dict[str, Any] = {"path": path}
+    try:
+        before = _identity(path)
+        report, extra = work(path)
+        if _identity(path) != before:
+            raise OSError(f"{path}: the file changed while it was read")
+        row.update(bytes=report.bytes, valid=report.valid, errors=report.errors, offset=report.offset,
+                   line=report.line, column=report.column, reason=report.reason, **extra)
+    except Exception as e:  # one file's failure is that file's row
+        row["error"] = f"{type(e).__name__}: {e}"
+    row["seconds"] = time.perf_counter() - start
+    return row
+
+
+class _Validate:
+    def __init__(self, backend: str, threads: int) -> None:
+        self.backend, self.threads = backend, threads
+
+    def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
+        return gutf8.validate_file(path, backend=self.backend, threads=self.threads), {}
+
+
+class _Repair:
+    def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int) -> None:
+        self.root, self.out_dir, self.errors = root, out_dir, errors
+        self.backend, self.threads = backend, threads
+
+    def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
+        out = os.path.join(self.out_dir, os.path.relpath(os.path.abspath(path), self.root))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        before = _identity(path)
+        report = gutf8.repair_file(path, out, self.errors, backend=self.backend, threads=self.threads)
+        if _identity(path) != before:  # the repair is of a file that no longer exists as read
+            os.unlink(out)
+            raise OSError(f"{path}: the file changed while it was read")
+        return report, {"output": out}
+
+
+def _validate_task(path: str, backend: str, threads: int) -> dict:
+    return _row(path, _Validate(backend, threads))
+
+
+def _repair_task(path: str, root: str, out_dir: str, errors: str, backend: str, threads: int) -> dict:
+    return _row(path, _Repair(root, out_dir, errors, backend, threads))
+
+
+def _client(client: Any) -> Any:
+    if client is not None:
+        return client
+    try:
+        from distributed import get_client
+        return get_client()
+    except (ImportError, ValueError):
+        return None
+
+
+def _run(task: Callable[..., dict], paths: list[str], client: Any, args: tuple,
+         resources: Optional[dict], extra_columns: tuple[str, ...] = ()) -> pd.DataFrame:
+    client = _client(client)
+    if client is None:
+        rows = [task(p, *args) for p in paths]
+    else:
+        futures = client.map(task, paths, *[[a] * len(paths) for a in args], pure=False,
+                             resources=resources)
+        rows = [_gather_one(f, p, extra_columns) for f, p in zip(futures, paths)]
+    frame = pd.DataFrame(rows, columns=COLUMNS + list(extra_columns))
+    return frame.astype({c: _DTYPES[c] for c in frame.columns})
+
+
+def _gather_one(future: Any, path: str, extra_columns: tuple[str, ...]) -> dict:
+    """A task's row, or a row that says why the task failed (e.g. its workers kept dying)."""
+    try:
+        return future.result()
+    except Exception as e:
+        row: dict[str, Any] = {"path": path, "error": f"{type(e).__name__}: {e}"}
+        row.update({c: None for c in extra_columns})
+        return row
+    finally:
+        future.release()
+
+
+def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: str = "auto", threads: int = 0,
+                   resources: Optional[dict] = None) -> pd.DataFrame:
+    """Validate many files, one Dask task a file; a pandas DataFrame with one row per path, in
+    the order of :func:`expand_paths`. `backend`/`threads` are those of
+    :func:`gutf8.validate_file` on each worker (threads=0: all of the worker's cores; with
+    several workers a machine, give each its share); `resources` is passed to ``client.map``
+    (e.g. ``{"GPU": 1}``)."""
+    paths = expand_paths(paths_or_glob)
+    return _run(_validate_task, paths, client, (backend, threads), resources)
+
+
+def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], errors: str = "replace",
+                 client: Any = None, *, backend: str = "auto", threads: int = 0,
+                 resources: Optional[dict] = None) -> pd.DataFrame:
+    """Repair many files into `out_dir` (U+FFFD per error unit, or dropped with
+    ``errors="drop"``), keeping their paths relative to the inputs' common directory; each file
+    is written atomically (temporary + rename). Returns the :func:`validate_files` report of the
+    inputs with an ``output`` column (None where the file failed)."""
+    if errors not in ("replace", "drop", "ignore"):
+        raise ValueError("errors must be 'replace' or 'drop'")
+    paths = expand_paths(paths_or_glob)
+    absolute = [os.path.abspath(p) for p in paths]
+    root = os.path.commonpath([os.path.dirname(p) for p in absolute]) if absolute else os.getcwd()
+    out = os.path.abspath(os.fspath(out_dir))
+    return _run(_repair_task, paths, client, (root, out, errors, backend, threads), resources, ("output",))
+
+
+# --- column operations on dask dataframes ---------------------------------------------------
+
+def _arrow_values(series: pd.Series) -> Any:
+    """A column as Arrow: bytes -> binary, str -> utf8, Arrow-backed as is; no rows' type -> binary."""
+    import pyarrow as pa
+
+    values = pa.array(series, from_pandas=True)
+    return values.cast(pa.binary()) if pa.types.is_null(values.type) else values
+
+
+def _arrow_series(series: pd.Series, values: Any) -> pd.Series:
+    return pd.Series(pd.arrays.ArrowExtensionArray(values), index=series.index, name=series.name)
+
+
+def _make_valid_partition(frame: pd.DataFrame, columns: list, errors: str, threads: int) -> pd.DataFrame:
+    import gutf8.columns
+
+    out = frame.copy()
+    for c in columns:
+        out[c] = _arrow_series(frame[c], gutf8.columns.make_valid(_arrow_values(frame[c]), errors, threads=threads))
+    return out
+
+
+def _is_valid_partition(frame: pd.DataFrame, columns: list, threads: int) -> pd.DataFrame:
+    import gutf8.columns
+
+    return pd.DataFrame({c: _arrow_series(frame[c], gutf8.columns.is_valid(_arrow_values(frame[c]), threads=threads))
+                         for c in columns}, index=frame.index)
+
+
+def make_valid(ddf: Any, columns: Iterable[str], errors: str = "replace", *, threads: int = 1) -> Any:
+    """The dask dataframe with each of `columns` (binary or string) repaired row by row as
+    ``bytes.decode('utf-8', 'replace' | 'ignore')`` would, as Arrow-backed string columns (null
+    rows stay null). Lazy, one task a partition; `threads`: CPU threads a task (1 suits one
+    worker a core)."""
+    columns = list(columns)
+    meta = _make_valid_partition(ddf._meta, columns, errors, threads)
+    return ddf.map_partitions(_make_valid_partition, columns, errors, threads, meta=meta)
+
+
+def is_valid(ddf: Any, columns: Iterable[str], *, threads: int = 1) -> Any:
+    """A dask dataframe of booleans (Arrow-backed, null for null rows): whether each row of each
+    of `columns` is well-formed UTF-8."""
+    columns = list(columns)
+    meta = _is_valid_partition(ddf._meta, columns, threads)
+    return ddf.map_partitions(_is_valid_partition, columns, threads, meta=meta)

@@ -1,0 +1,30 @@
+// Device inputs for the Python package (CUDA builds only): UTF-8 or UTF-32 already in GPU memory
+// runs through the device API (include/gutf8/device.hpp) and the result stays on the GPU.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nanobind/nanobind.h>
+
+#include "gutf8/cuda_resources.hpp"
+
+namespace gutf8_py {
+
+// Makes `device` current for a call and restores the caller's device after it.
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    gutf8::cuda::check(cudaGetDevice(&previous_), "cudaGetDevice");
+    gutf8::cuda::check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~device_scope() { cudaSetDevice(previous_); }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// Adds _gutf8.device_call and _gutf8.dlpack_view to the module.
+void bind_device(nanobind::module_& m);
+
+}  // namespace gutf8_py

@@ -1,0 +1,374 @@
+// gutf8._gutf8: the nanobind layer between Python and the gutf8 library. It only converts
+// arguments and results (buffers in, numpy arrays / bytes / dicts out) and releases the GIL
+// around library calls; python/gutf8/__init__.py turns reports into exceptions.
+#include <Python.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+
+#include "columns.hpp"
+#include "file_runner.hpp"
+#include "gutf8/codec.hpp"
+#include "gutf8/detail/utf8_rules.hpp"
+#include "gutf8/error.hpp"
+#include "gutf8/file.hpp"
+#include "gutf8/stream.hpp"
+
+#ifdef GUTF8_PY_CUDA
+#include "device_run.hpp"
+#endif
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// A contiguous read-only export of any buffer-protocol object (PEP 3118), released with the GIL
+// held: declare it outside the gil_scoped_release scope.
+class input_buffer {
+ public:
+  explicit input_buffer(nb::handle obj) {
+    if (PyUnicode_Check(obj.ptr()))
+      throw nb::type_error("expected a bytes-like object (bytes, bytearray, memoryview, mmap, "
+                           "numpy array), not str");
+    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+  }
+  ~input_buffer() { PyBuffer_Release(&view_); }
+  input_buffer(const input_buffer&) = delete;
+  input_buffer& operator=(const input_buffer&) = delete;
+
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
+    return {static_cast<const std::byte*>(view_.buf), static_cast<std::size_t>(view_.len)};
+  }
+
+ private:
+  Py_buffer view_{};
+};
+
+struct free_deleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+using malloc_block = std::unique_ptr<void, free_deleter>;
+
+malloc_block allocate(std::size_t bytes) {
+  malloc_block b(std::malloc(bytes ? bytes : 1));
+  if (!b) throw std::bad_alloc();
+  return b;
+}
+
+// A numpy uint32 array over the first `count` values of `block`, which it takes over. Shrinking
+// with realloc keeps the data in place (large blocks are remapped), so nothing is copied.
+nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<1>> to_array(malloc_block block, std::size_t count) {
+  if (void* shrunk = std::realloc(block.get(), count ? count * 4 : 1)) {
+    (void)block.release();
+    block.reset(shrunk);
+  }
+  nb::capsule owner(block.get(), [](void* p) noexcept { std::free(p); });
+  void* data = block.release();
+  return {data, {count}, owner};
+}
+
+// A bytes object of `capacity` bytes, filled without the GIL, then cut to its length.
+class bytes_out {
+ public:
+  explicit bytes_out(std::size_t capacity)
+      : obj_(nb::steal(PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(capacity)))) {
+    if (!obj_.is_valid()) throw nb::python_error();
+  }
+  [[nodiscard]] std::span<char8_t> span() const noexcept {
+    return {reinterpret_cast<char8_t*>(PyBytes_AS_STRING(obj_.ptr())),
+            static_cast<std::size_t>(PyBytes_GET_SIZE(obj_.ptr()))};
+  }
+  nb::object finish(std::size_t length) {
+    PyObject* p = obj_.release().ptr();
+    if (_PyBytes_Resize(&p, static_cast<Py_ssize_t>(length)) != 0) throw nb::python_error();
+    return nb::steal(p);
+  }
+
+ private:
+  nb::object obj_;
+};
+
+gutf8::backend parse_backend(std::string_view name) {
+  if (name == "auto") return gutf8::backend::auto_select;
+  if (name == "cpu") return gutf8::backend::cpu;
+  if (name == "cuda") return gutf8::backend::cuda;
+  throw nb::value_error("backend must be 'auto', 'cpu' or 'cuda'");
+}
+
+gutf8::options make_options(std::string_view backend, unsigned threads, int device) {
+  return {.backend = parse_backend(backend), .threads = threads, .device = device};
+}
+
+// The report the Python layer reads: counts, and the first error with the length of its unit
+// (UnicodeDecodeError.end) taken from the input when it is at hand.
+nb::dict to_dict(const gutf8::summary& s, std::span<const std::byte> input = {}, unsigned unit = 1) {
+  nb::dict d;
+  d["bytes"] = s.bytes;
+  d["errors"] = s.errors;
+  if (s.first_error) {
+    const auto& e = *s.first_error;
+    d["offset"] = e.offset;
+    d["line"] = e.line;
+    d["column"] = e.column;
+    d["kind"] = e.kind;
+    d["reason"] = std::string(gutf8::describe(e.kind));
+    std::uint64_t length = unit;
+    if (unit == 1 && e.offset < input.size())
+      length = gutf8::detail::error_unit_length(reinterpret_cast<const std::uint8_t*>(input.data()) + e.offset,
+                                                input.size() - e.offset);
+    else if (unit != 1 && e.offset + unit > input.size() && e.offset < input.size())
+      length = input.size() - e.offset;  // the ragged tail of UTF-32 input
+    d["length"] = length;
+  } else {
+    d["offset"] = nb::none();
+  }
+  return d;
+}
+
+nb::dict stats_dict(const gutf8::text_stats& t, std::span<const std::byte> input = {}) {
+  nb::dict d = to_dict(t.input, input);
+  d["code_points"] = t.code_points;
+  d["lines"] = t.lines;
+  d["by_length"] = nb::make_tuple(t.by_length[0], t.by_length[1], t.by_length[2], t.by_length[3]);
+  return d;
+}
+
+gutf8::error_policy parse_policy(std::string_view errors) {
+  if (errors == "strict") return gutf8::error_policy::strict;
+  if (errors == "replace") return gutf8::error_policy::replace;
+  if (errors == "drop" || errors == "ignore") return gutf8::error_policy::drop;
+  throw nb::value_error("errors must be 'strict', 'replace' or 'drop' ('ignore' is an alias of 'drop')");
+}
+
+nb::dict py_validate(nb::handle data, std::string_view backend, unsigned threads, int device) {
+  const input_buffer in(data);
+  const auto opt = make_options(backend, threads, device);
+  gutf8::summary s;
+  {
+    nb::gil_scoped_release unlocked;
+    s = gutf8::validate(in.bytes(), opt);
+  }
+  return to_dict(s, in.bytes());
+}
+
+nb::dict py_stats(nb::handle data, std::string_view backend, unsigned threads, int device) {
+  const input_buffer in(data);
+  const auto opt = make_options(backend, threads, device);
+  gutf8::text_stats t;
+  {
+    nb::gil_scoped_release unlocked;
+    t = gutf8::stats(in.bytes(), opt);
+  }
+  return stats_dict(t, in.bytes());
+}
+
+nb::tuple py_decode(nb::handle data, std::string_view errors, std::string_view backend, unsigned threads,
+                    int device) {
+  const input_buffer in(data);
+  const auto opt = make_options(backend, threads, device);
+  const auto policy = parse_policy(errors);
+  const std::size_t capacity = gutf8::max_decoded_size(in.bytes().size());
+  malloc_block out = allocate(capacity * sizeof(char32_t));
+  gutf8::transcode_result r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = gutf8::decode(in.bytes(), {static_cast<char32_t*>(out.get()), capacity}, policy, opt);
+  }
+  return nb::make_tuple(to_array(std::move(out), r.written), to_dict(r.input, in.bytes()));
+}
+
+nb::tuple py_repair(nb::handle data, std::string_view errors, std::string_view backend, unsigned threads,
+                    int device) {
+  const input_buffer in(data);
+  const auto opt = make_options(backend, threads, device);
+  const auto policy = parse_policy(errors);
+  bytes_out out(gutf8::max_sanitized_size(in.bytes().size()));
+  gutf8::transcode_result r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = gutf8::sanitize(in.bytes(), out.span(), policy, opt);
+  }
+  return nb::make_tuple(out.finish(r.written), to_dict(r.input, in.bytes()));
+}
+
+nb::tuple py_encode(nb::handle data, std::string_view errors, std::string_view backend, unsigned threads,
+                    int device) {
+  const input_buffer in(data);
+  const auto opt = make_options(backend, threads, device);
+  const auto policy = parse_policy(errors);
+  bytes_out out(gutf8::max_encoded_size(in.bytes().size()));
+  gutf8::transcode_result r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = gutf8::encode(in.bytes(), out.span(), policy, opt);
+  }
+  return nb::make_tuple(out.finish(r.written), to_dict(r.input, in.bytes(), 4));
+}
+
+// Calls the Python progress callback (if any) with the GIL; what it raises ends the run. It holds
+// a borrowed handle (the caller's argument outlives the call), so the library may copy and drop
+// the function on any thread without touching a reference count.
+gutf8::progress_function progress_caller(nb::handle callback) {
+  if (callback.is_none()) return {};
+  return [callback](std::uint64_t done) {
+    nb::gil_scoped_acquire locked;
+    callback(done);
+  };
+}
+
+void write_all(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw gutf8::error(gutf8::errc::io_failure, std::string("write failed: ") + std::strerror(errno));
+    bytes = bytes.subspan(static_cast<std::size_t>(n));
+  }
+}
+
+// device < 0: every usable GPU takes pieces (with backend auto only when they pay).
+gutf8::file_config file_config(gutf8::operation op, std::string_view errors, std::string_view backend,
+                               unsigned threads, int device) {
+  gutf8::file_config c;
+  c.stream = {.operation = op, .policy = parse_policy(errors),
+              .backend = make_options(backend, threads, device < 0 ? 0 : device)};
+  if (device < 0) c.all_devices = true;
+  else c.devices = {device};
+  return c;
+}
+
+// A file's report, with the bytes of its first error unit read back for the exception's end.
+nb::dict file_dict(const std::string& path, const gutf8::file_report& r) {
+  nb::dict d = to_dict(r.stats.input);
+  d["stopped"] = r.stopped;
+  d["seconds"] = r.timings.seconds;
+  if (r.stats.input.first_error) {
+    const std::uint64_t at = r.stats.input.first_error->offset;
+    std::byte window[4] = {};
+    std::size_t got = 0;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      if (std::fseek(f, static_cast<long>(at), SEEK_SET) == 0) got = std::fread(window, 1, sizeof window, f);
+      std::fclose(f);
+    }
+    d["length"] = got ? gutf8::detail::error_unit_length(reinterpret_cast<const std::uint8_t*>(window), got) : 1u;
+  }
+  return d;
+}
+
+nb::dict py_validate_file(const std::string& path, std::string_view backend, unsigned threads, int device,
+                          nb::handle progress) {
+  const auto config = file_config(gutf8::operation::validate, "replace", backend, threads, device);
+  const auto report_progress = progress_caller(progress);
+  gutf8::file_report r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = gutf8_py::run_file(path, config, {}, report_progress);
+  }
+  return file_dict(path, r);
+}
+
+// Decodes a file into one numpy array (sized for the worst case, shrunk in place at the end).
+nb::tuple py_decode_file(const std::string& path, std::string_view errors, std::string_view backend,
+                         unsigned threads, int device, nb::handle progress) {
+  const auto config = file_config(gutf8::operation::decode, errors, backend, threads, device);
+  const auto report_progress = progress_caller(progress);
+  const std::uint64_t size = gutf8_py::file_size(path);
+  malloc_block out = allocate(size * sizeof(char32_t));
+  std::size_t filled = 0;
+  const auto sink = [&](std::span<const std::byte> chunk) {
+    if (filled + chunk.size() > size * sizeof(char32_t))
+      throw gutf8::error(gutf8::errc::io_failure, path + ": the file grew while it was read");
+    std::memcpy(static_cast<std::byte*>(out.get()) + filled, chunk.data(), chunk.size());
+    filled += chunk.size();
+    return true;
+  };
+  gutf8::file_report r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = gutf8_py::run_file(path, config, sink, report_progress);
+  }
+  return nb::make_tuple(to_array(std::move(out), filled / sizeof(char32_t)), file_dict(path, r));
+}
+
+// Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
+// and renames it on success).
+nb::dict py_repair_file(const std::string& path, int out_fd, std::string_view errors, std::string_view backend,
+                        unsigned threads, int device, nb::handle progress) {
+  const auto config = file_config(gutf8::operation::sanitize, errors, backend, threads, device);
+  const auto report_progress = progress_caller(progress);
+  gutf8::file_report r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = gutf8_py::run_file(path, config, [out_fd](std::span<const std::byte> b) {
+                             write_all(out_fd, b);
+                             return true;
+                           },
+                           report_progress);
+  }
+  return file_dict(path, r);
+}
+
+void translate(const gutf8::error& e) {
+  switch (e.code()) {
+    case gutf8::errc::io_failure: PyErr_SetString(PyExc_OSError, e.what()); return;
+    case gutf8::errc::out_of_memory: PyErr_SetString(PyExc_MemoryError, e.what()); return;
+    case gutf8::errc::invalid_argument:
+    case gutf8::errc::output_too_small: PyErr_SetString(PyExc_ValueError, e.what()); return;
+    default: PyErr_SetString(PyExc_RuntimeError, e.what()); return;
+  }
+}
+
+}  // namespace
+
+NB_MODULE(_gutf8, m) {
+  m.doc() = "Native layer of gutf8 (use the gutf8 package, not this module).";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const gutf8::error& e) {
+      translate(e);
+    }
+  });
+
+  nb::enum_<gutf8::error_kind>(m, "ErrorKind", "Why a byte (UTF-8) or a value (UTF-32) starts an error unit.")
+      .value("none", gutf8::error_kind::none)
+      .value("stray_continuation", gutf8::error_kind::stray_continuation)
+      .value("invalid_byte", gutf8::error_kind::invalid_byte)
+      .value("overlong", gutf8::error_kind::overlong)
+      .value("surrogate", gutf8::error_kind::surrogate)
+      .value("too_large", gutf8::error_kind::too_large)
+      .value("truncated", gutf8::error_kind::truncated)
+      .value("truncated_at_end", gutf8::error_kind::truncated_at_end)
+      .value("ragged_tail", gutf8::error_kind::ragged_tail);
+
+  m.def("validate", &py_validate, "data"_a, "backend"_a, "threads"_a, "device"_a);
+  m.def("stats", &py_stats, "data"_a, "backend"_a, "threads"_a, "device"_a);
+  m.def("decode", &py_decode, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
+  m.def("repair", &py_repair, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
+  m.def("encode", &py_encode, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
+  m.def("validate_file", &py_validate_file, "path"_a, "backend"_a, "threads"_a, "device"_a,
+        "progress"_a.none());
+  m.def("decode_file", &py_decode_file, "path"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a,
+        "progress"_a.none());
+  m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "errors"_a, "backend"_a, "threads"_a,
+        "device"_a, "progress"_a.none());
+  m.def("cuda_available", &gutf8::cuda_available);
+  gutf8_py::bind_columns(m);
+#ifdef GUTF8_PY_CUDA
+  m.attr("built_with_cuda") = true;
+  gutf8_py::bind_device(m);
+#else
+  m.attr("built_with_cuda") = false;
+#endif
+}

@@ -1,0 +1,152 @@
+"""gutf8.columns on pyarrow arrays against CPython's codec, row by row."""
+import random
+
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+
+import gutf8  # noqa: E402
+import gutf8.columns as gc  # noqa: E402
+from conftest import error_units, random_text  # noqa: E402
+
+TYPES = [pa.binary(), pa.large_binary(), pa.string(), pa.large_string()]
+
+
+def rows(seed, n, rate=0.05):
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        if i % 7 == 3:
+            out.append(None)
+        else:
+            out.append(random_text(rng, rng.choice([0, 1, 2, 3, 5, 17, 64, 300]), rate))
+    return out
+
+
+def column(values, dtype):
+    if pa.types.is_binary(dtype) or pa.types.is_large_binary(dtype):
+        return pa.array(values, dtype)
+    # utf8 columns with invalid bytes (as other writers leave them): build from binary buffers
+    return pa.array(values, pa.large_binary() if pa.types.is_large_string(dtype) else pa.binary()).view(dtype)
+
+
+def decoded(values, errors):
+    return [None if v is None else v.decode("utf-8", errors) for v in values]
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=str)
+@pytest.mark.parametrize("n", [0, 1, 31, 1000])
+def test_row_operations_match_cpython(dtype, n):
+    values = rows(n, n)
+    col = column(values, dtype)
+    assert gc.is_valid(col).to_pylist() == [None if v is None else not error_units(v) for v in values]
+    assert gc.make_valid(col).to_pylist() == decoded(values, "replace")
+    assert gc.make_valid(col, "drop").to_pylist() == decoded(values, "ignore")
+    assert gc.cast_to_utf8(col, errors="null").to_pylist() == [
+        None if v is None or error_units(v) else v.decode() for v in values]
+    assert gc.cast_to_utf8(col, errors="replace").to_pylist() == decoded(values, "replace")
+    assert gc.count_code_points(col, "replace").to_pylist() == [
+        None if v is None else len(v.decode("utf-8", "replace")) for v in values]
+    assert gc.count_code_points(col, "drop").to_pylist() == [
+        None if v is None else len(v.decode("utf-8", "ignore")) for v in values]
+    large = pa.types.is_large_binary(dtype) or pa.types.is_large_string(dtype)
+    assert gc.make_valid(col).type == (pa.large_string() if large else pa.string())
+
+
+def test_strict_raises_for_the_first_invalid_row():
+    values = [b"fine", None, b"also fine", b"ab\xe1\x80c", b"\xff"]
+    col = pa.array(values, pa.binary())
+    with pytest.raises(gc.InvalidRowError) as info:
+        gc.validate(col)
+    e = info.value
+    assert isinstance(e, UnicodeDecodeError)
+    assert (e.row, e.offset, e.start, e.end, e.object) == (3, 2, 2, 4, b"ab\xe1\x80c")
+    with pytest.raises(gc.InvalidRowError):
+        gc.cast_to_utf8(col)
+    with pytest.raises(gc.InvalidRowError):
+        gc.count_code_points(col)
+    assert gc.validate(pa.array([b"ok", None], pa.binary())) is None
+
+
+def test_slices_and_chunked_arrays():
+    values = rows(5, 500)
+    col = pa.array(values, pa.binary())
+    part = col.slice(123, 200)
+    assert gc.make_valid(part).to_pylist() == decoded(values[123:323], "replace")
+    chunked = pa.chunked_array([col.slice(0, 100), col.slice(100, 0), col.slice(100)])
+    out = gc.make_valid(chunked)
+    assert isinstance(out, pa.ChunkedArray) and out.to_pylist() == decoded(values, "replace")
+    bad = [i for i, v in enumerate(values) if v is not None and error_units(v)]
+    with pytest.raises(gc.InvalidRowError) as info:
+        gc.validate(chunked)
+    assert info.value.row == bad[0]
+    empty = gc.make_valid(pa.chunked_array([], pa.binary()))
+    assert isinstance(empty, pa.ChunkedArray) and len(empty) == 0
+
+
+def test_arrow_pycapsule_producers():
+    values = rows(9, 50)
+
+    class Producer:  # only the PyCapsule interface, as polars or nanoarrow export it
+        def __init__(self, arr):
+            self.arr = arr
+
+        def __arrow_c_array__(self, requested_schema=None):
+            return self.arr.__arrow_c_array__(requested_schema)
+
+    assert gc.make_valid(Producer(pa.array(values, pa.binary()))).to_pylist() == decoded(values, "replace")
+    with pytest.raises(TypeError):
+        gc.is_valid([b"a"])
+
+
+def test_bad_column_types_are_errors():
+    with pytest.raises(ValueError):
+        gc.is_valid(pa.array([1, 2, 3]))
+    with pytest.raises(ValueError):
+        gc.make_valid(pa.array([b"a"], pa.binary()), "strict")
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(gc, verbose=False)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+class DeviceInterfaceOnly:
+    """Exports an array through the Arrow C Device Data Interface alone (as cuDF does), here
+    with its buffers in host memory (ARROW_DEVICE_CPU)."""
+
+    def __init__(self, arr):
+        self.arr = arr
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        return self.arr.__arrow_c_device_array__(requested_schema, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=str)
+def test_device_interface_producers_in_host_memory(dtype):
+    values = rows(21, 400)
+    col = column(values, dtype).slice(7)
+    expect = values[7:]
+    dev = DeviceInterfaceOnly(col)
+    assert gc.is_valid(dev).to_pylist() == [None if v is None else not error_units(v) for v in expect]
+    assert gc.make_valid(dev, "drop").to_pylist() == decoded(expect, "ignore")
+    assert gc.cast_to_utf8(dev, "replace").to_pylist() == decoded(expect, "replace")
+    assert gc.count_code_points(dev, "null").to_pylist() == [
+        None if v is None or error_units(v) else len(v.decode()) for v in expect]
+    bad = [i for i, v in enumerate(expect) if v is not None and error_units(v)]
+    with pytest.raises(gc.InvalidRowError) as info:
+        gc.validate(dev)
+    assert info.value.row == bad[0] and info.value.offset == error_units(expect[bad[0]])[0][0]
+    assert gc.validate(DeviceInterfaceOnly(pa.array([b"ok", None], pa.binary()))) is None
+
+
+def test_a_device_interface_column_built_by_hand_in_host_memory():
+    from arrow_ctypes import ARROW_DEVICE_CPU, BinaryColumn, packed
+
+    values = [v if v is not None else b"" for v in rows(33, 300)]
+    offsets, data = packed(values)
+    col = BinaryColumn(len(values), offsets.ctypes.data, data.ctypes.data, ARROW_DEVICE_CPU)
+    assert gc.make_valid(col).to_pylist() == decoded(values, "replace")
+    assert gc.is_valid(col).to_pylist() == [not error_units(v) for v in values]
