@@ -57,6 +57,7 @@ if wants settings; then
         $fp --file "$f" --op $op --backend cpu --reps 3
         $fp --file "$f" --op $op --backend cuda --feed copy --reps 3
         $fp --file "$f" --op $op --backend cuda --feed copy-mapped --reps 3
+        [[ $op == decode ]] && $fp --file "$f" --op $op --backend cuda --feed copy --run-bytes 8 --reps 3
         [[ $op == sanitize ]] || $fp --file "$f" --op $op --backend auto --feed copy --reps 3
       done
     done
