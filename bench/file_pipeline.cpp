@@ -4,7 +4,7 @@
 //
 //   bench_file_pipeline --file F [--op validate|decode|sanitize|encode|stats] [--backend cpu|cuda|auto]
 //   (auto: the CPU workers and the GPU lanes together, whatever backend::auto's model would choose)
-//       [--threads N] [--lanes N] [--feed copy|copy-mapped|register] [--fill-threads N] [--run-bytes MiB]
+//       [--threads N] [--lanes N (0: the default by operation)] [--feed copy|copy-mapped|register] [--fill-threads N] [--run-bytes MiB]
 //       [--read map|pread] [--reps N]
 //
 // Prints: op, backend, settings, first run s, median of the later runs s, GB/s of input, the GPUs'
@@ -45,7 +45,7 @@ backend backend_named(const std::string& s) {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> arg{{"op", "validate"}, {"backend", "auto"}, {"reps", "5"},
-                                         {"feed", "copy"},   {"read", "map"},     {"lanes", "3"}};
+                                         {"feed", "copy"},   {"read", "map"},     {"lanes", "0"}};
   for (int i = 1; i + 1 < argc; i += 2) arg[std::string(argv[i]).substr(2)] = argv[i + 1];
   if (!arg.contains("file")) {
     std::fprintf(stderr, "usage: bench_file_pipeline --file F [--op ...] [--backend ...] (see the source)\n");

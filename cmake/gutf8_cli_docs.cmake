@@ -1,6 +1,9 @@
 # The man page (gutf8.1) and the bash and zsh completions, generated from the built gutf8's
 # --help by scripts/cli_docs.py (help2man for the man page), so that they cannot drift from it.
 include(GNUInstallDirs)
+if(NOT TARGET gutf8_cli)
+  return()  # no CLI in this build (GUTF8_CLI=OFF, as the Python package builds): nothing to document
+endif()
 find_program(GUTF8_HELP2MAN help2man)
 find_package(Python3 COMPONENTS Interpreter)
 if(NOT GUTF8_HELP2MAN OR NOT Python3_Interpreter_FOUND)

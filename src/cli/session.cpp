@@ -188,13 +188,17 @@ void session::finish() {
   }
   bar_.clear();
   if (!options_.verbose) return;
-  // Asking whether CUDA is usable starts the driver (~0.15 s): never for --backend=cpu, whose
-  // timings it would distort.
+  // Whether CUDA is usable is asked only where the run started it already: asking starts the
+  // driver (~0.15 s, and as much again to tear it down at exit), which would distort the timings of
+  // a run that --backend=auto kept on the CPU.
   std::string gpu;
-  if (options_.backend.backend != backend::cpu) {
+  if (options_.backend.backend == backend::cuda || times_.gpu_bytes != 0 || times_.gpu_startup > 0 ||
+      times_.gpu_memory_fallback) {
     gpu = std::string(" (CUDA usable: ") + (cuda_available() ? "yes" : "no");
     if (times_.gpu_memory_fallback) gpu += "; fell back to the CPU: not enough GPU memory";
     gpu += ")";
+  } else if (options_.backend.backend == backend::auto_select) {
+    gpu = " (the CPU did all the work)";
   }
   error("backend " + std::string(backend_name(options_.backend.backend)) + gpu + ", chunk size " +
         human_bytes(options_.chunk_size) + ", " + std::to_string(options_.inputs.size()) +

@@ -11,10 +11,11 @@
 //   * A regular file (file/process_file.cpp): the CPU workers start at once and GPUs start CUDA on
 //     their own threads, so GPUs are asked to join only where the measured streaming rate of the GPU
 //     lanes beats the CPU workers' and the CPU alone would need several start-ups' time. Measured in
-//     one process at 9f49253 (bench_file_pipeline, 16 GiB of English and Chinese text in the page
-//     cache, 14 workers, bench/results/e2e.md): CPU validate 68.3 / 55.0 GB/s, decode 23.0 / 36.6;
-//     GPU lanes (pread copies, 3 lanes of 6 fill threads) validate 26.9 / 29.3, decode 10.5 / 14.3.
-//     So on that host the 14 CPU workers beat the GPU path on every file, and GPUs join only beside
+//     one process at 0aa1e25 (bench_file_pipeline, 16 GiB of English and Chinese text in the page
+//     cache, 14 workers, bench/results/e2e.md): CPU validate 66.1 / 50.2 GB/s, decode 18.6 / 30.1,
+//     sanitize 54.3 / 42.0, encode 35.6 (of UTF-32); GPU lanes validate 29.6 / 26.9, decode 10.2 /
+//     14.6, sanitize 17.6 / 15.4, encode 19.6; both together were slower than the CPU alone on every
+//     file. So on that host the 14 CPU workers keep files to themselves, and GPUs join only beside
 //     fewer workers (--threads) or on hosts whose CPU is slower.
 #pragma once
 
@@ -41,23 +42,29 @@ struct auto_model {
     return static_cast<std::uint64_t>(startup_seconds / gain_per_byte);
   }
 
-  // Files: one piece worker's input rate by operation, the best of the two texts (14 workers / 14;
-  // sanitize and encode from the e2e runs at 5ef5a64).
+  // Files: one piece worker's input rate by operation, the better of the two texts (14 workers / 14).
   [[nodiscard]] static constexpr double worker_rate(operation op) noexcept {
     switch (op) {
-      case operation::validate: return 4.9e9;
-      case operation::stats: return 2.6e9;
-      case operation::sanitize: return 3.2e9;
-      case operation::encode: return 3.4e9;
+      case operation::validate: return 4.7e9;
+      case operation::stats: return 2.15e9;
+      case operation::sanitize: return 3.9e9;
+      case operation::encode: return 2.5e9;
       case operation::decode: break;
     }
-    return 2.6e9;
+    return 2.15e9;
   }
   // Files: the GPU lanes' input rate after the start-up, the worse of the two texts.
   [[nodiscard]] static constexpr double gpu_file_rate(operation op) noexcept {
-    return op == operation::validate ? 26.9e9 : 10.5e9;
+    switch (op) {
+      case operation::validate: return 26.9e9;
+      case operation::stats: return 10.2e9;
+      case operation::sanitize: return 15.4e9;
+      case operation::encode: return 19.6e9;
+      case operation::decode: break;
+    }
+    return 10.2e9;
   }
-  double cpu_memory_bytes_per_second = 68.3e9;  // where the CPU workers stop scaling (validate, 14)
+  double cpu_memory_bytes_per_second = 66.1e9;  // where the CPU workers stop scaling (validate, 14)
   [[nodiscard]] constexpr double cpu_file_rate(operation op, unsigned workers) const noexcept {
     return std::min(worker_rate(op) * std::max(workers, 1u), cpu_memory_bytes_per_second);
   }

@@ -90,8 +90,9 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
                                                             : std::uint64_t{16} << 20;
     lane.run_pieces = std::max<std::uint64_t>(1, run_bytes / plan.piece_bytes);
     lane.nth_usable = config.all_devices;
+    const unsigned lanes_per_gpu = tuning.lanes_per_gpu != 0 ? tuning.lanes_per_gpu : output_width(op) == 0 ? 3 : 2;
     for (const int device : devices_of(config))
-      for (unsigned l = 0; l < tuning.lanes_per_gpu; ++l) {
+      for (unsigned l = 0; l < lanes_per_gpu; ++l) {
         lane.device = device;
         lanes.push_back(static_cast<gpu_lane*>(workers.emplace_back(std::make_unique<gpu_lane>(work, lane)).get()));
       }
