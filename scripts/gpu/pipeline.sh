@@ -13,6 +13,12 @@
 #           together; inside one process, so after the first run the rates are the streaming rates
 #           after CUDA's start-up
 #   sanitize  compute-sanitizer memcheck on the GPU tests sized for it
+#   cli     the CLI suite on --backend=cuda alone
+#   stats   bench_file_pipeline of stats on 4 GiB of mixed text, CPU workers and GPU lanes
+#   utf16   bench_codec: the UTF-16 decode beside the fused UTF-32 decode, device-resident
+#   columns bench_columns: device is_valid / make_valid beside flat validate / sanitize
+#   autosweep  bench_e2e.sh of --backend=auto against cpu from 1 KiB to 4 GiB (validate, decode)
+#   python  the Python package's tests and benchmark from the wheel in .device-python/
 # GUTF8_E2E_SIZE (default 16G) and GUTF8_E2E_REPS (default 3) scale the e2e part.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -72,6 +78,28 @@ fi
 if wants sanitize; then
   step memcheck 300 -- sh -c "compute-sanitizer --tool memcheck --error-exitcode 9 .device/tests/gutf8_gpu_tests --gtest_brief=1 --gtest_filter='GpuColumns.SanitizerSized:GpuColumns.EdgeRowsEveryLayout:GpuColumns.BadInput:GpuUtf16.EverySizeUpTo300AndAroundTiles:GpuUtf16.CarryLeavesTheCutSequence:GpuSanitizerSweep*' > '$out/memcheck.log' 2>&1"
 fi
+if wants cli; then
+  step cli_cuda 240 -- sh -c "GUTF8_BIN=$PWD/$bin GUTF8_TEST_BACKEND=cuda .device/tests/gutf8_cli_tests --gtest_brief=1 > '$out/cli_cuda.log' 2>&1"
+fi
+if wants stats; then
+  m=$work/mixed-4G.txt
+  [[ -f $m ]] || python3 corpus/make_corpus.py tile --size 4G --kind mixed "$m" > /dev/null
+  for b in cpu cuda; do .device/bench/bench_file_pipeline --file "$m" --op stats --backend $b --reps 3; done > "$out/stats.csv" 2>&1
+  summary+=("stats: done")
+fi
+if wants utf16; then
+  step utf16 200 -- sh -c ".device/bench/bench_codec --ops decode_fused_replace,decode_utf16_replace --runs 15 --out '$out/codec' > '$out/codec.log' 2>&1"
+fi
+if wants columns; then
+  step columns 240 -- sh -c ".device/bench/bench_columns --runs 7 --out '$out/columns_gpu.md' > '$out/columns.log' 2>&1"
+fi
+if wants autosweep; then
+  step autosweep 240 -- bash scripts/bench_e2e.sh --size 4G --reps 5 --no-baselines --kinds "ascii" --ops "validate decode" \
+    --backends "cpu auto" --sweep "1K 1M 64M 1G" --work "$work" --out "$out/auto" > "$out/auto.console" 2>&1
+fi
+if wants python; then
+  step python 300 -- sh -c "python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .device-python/*.whl && PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider tests/python > '$out/python_tests.log' 2>&1; PYTHONPATH=/tmp/site python3 bench/python/bench_python.py --reps 5 --cli $bin --big-size 4G --files 64 --file-size 64M --workdir /tmp --out '$out/python_h100.md' > '$out/python_bench.log' 2>&1"
+fi
 if wants tests; then
   step gpu_tests 240 -- sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
   step cli_cuda 240 -- sh -c "GUTF8_BIN=$PWD/$bin GUTF8_TEST_BACKEND=cuda .device/tests/gutf8_cli_tests --gtest_brief=1 > '$out/cli_cuda.log' 2>&1"
@@ -113,7 +141,13 @@ rm -f "$work/four.txt"
 for log in gpu_tests cli_cuda; do
   [[ -f $out/$log.log ]] && { echo "=== $log"; tail -n 6 "$out/$log.log"; }
 done
-[[ -f $out/e2e/e2e.csv ]] && { echo "=== e2e"; cut -d, -f1,3-8 "$out/e2e/e2e.csv" | column -t -s,; }
+for csv in "$out/e2e/e2e.csv" "$out/auto/e2e.csv"; do
+  [[ -f $csv ]] && { echo "=== $csv"; cut -d, -f1,4-8 "$csv"; }
+done
+[[ -f $out/stats.csv ]] && { echo "=== stats"; cat "$out/stats.csv"; }
+[[ -f $out/codec.log ]] && { echo "=== utf16"; grep -E "decode_(fused|utf16)_replace" "$out/codec.log" | tail -8; }
+[[ -f $out/columns_gpu.md ]] && { echo "=== columns"; tail -n 25 "$out/columns_gpu.md"; }
+[[ -f $out/python_tests.log ]] && { echo "=== python"; tail -n 6 "$out/python_tests.log"; tail -n 15 "$out/python_h100.md" 2>/dev/null; }
 [[ -f $out/host_limits.md ]] && { echo "=== host limits"; grep -E "Register|registered|pread page cache, (4|8|12)" "$out/host_limits.md"; }
 [[ -f $out/tmpfs.log ]] && { echo "=== tmpfs"; grep " run " "$out/tmpfs.log"; }
 [[ -f $out/memcheck.log ]] && { echo "=== memcheck"; tail -n 8 "$out/memcheck.log"; }
