@@ -83,6 +83,7 @@ if wants cli; then
 fi
 if wants stats; then
   m=$work/mixed-4G.txt
+  mkdir -p "$work"
   [[ -f $m ]] || python3 corpus/make_corpus.py tile --size 4G --kind mixed "$m" > /dev/null
   for b in cpu cuda; do .device/bench/bench_file_pipeline --file "$m" --op stats --backend $b --reps 3; done > "$out/stats.csv" 2>&1
   summary+=("stats: done")
