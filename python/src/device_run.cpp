@@ -54,7 +54,7 @@ device_result call(std::string_view op, const std::byte* in, std::uint64_t n, gu
   else if (op == "repair") out_bytes = gutf8::max_sanitized_size(n);
   else if (op == "encode") out_bytes = gutf8::max_encoded_size(n);
   else if (op != "validate") throw nb::value_error("unknown device operation");
-  if (out_bytes) r.out = device_alloc(out_bytes);
+  if (op != "validate") r.out = device_alloc(out_bytes);  // empty input still gets its (empty) device array
   const device_block d_summary = device_alloc(sizeof(dev::device_summary));
   auto* summary = static_cast<dev::device_summary*>(d_summary.get());
   const auto launch = [&](void* temp, std::size_t& temp_bytes) {
