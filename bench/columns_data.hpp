@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gutf8/arrow_c_abi.h"
+#include "utf8_append.hpp"
 
 namespace gutf8::bench {
 
@@ -40,18 +41,7 @@ struct arrow_view {
   ArrowSchema schema{};
 };
 
-inline void append_utf8(std::string& s, std::uint32_t v) {
-  if (v < 0x80) {
-    s += char(v);
-  } else if (v < 0x800) {
-    s += char(0xC0 | v >> 6), s += char(0x80 | (v & 0x3F));
-  } else if (v < 0x10000) {
-    s += char(0xE0 | v >> 12), s += char(0x80 | (v >> 6 & 0x3F)), s += char(0x80 | (v & 0x3F));
-  } else {
-    s += char(0xF0 | v >> 18), s += char(0x80 | (v >> 12 & 0x3F));
-    s += char(0x80 | (v >> 6 & 0x3F)), s += char(0x80 | (v & 0x3F));
-  }
-}
+using gutf8::bench::append_utf8;
 
 // Rows of mean_bytes (uniform in [mean/2, 3 mean/2]) of words from several scripts; `dirty` of
 // the rows get one byte overwritten by a random byte 80..FF.

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../utf8_append.hpp"
 #include "gutf8/gutf8.hpp"
 
 namespace {
@@ -33,20 +34,7 @@ std::filesystem::path corpus_dir() {
   return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "corpus" / "sample";
 }
 
-// Appends c as UTF-8 (the bench must not lean on the library it measures).
-void append_utf8(std::string& s, char32_t c) {
-  const auto v = static_cast<std::uint32_t>(c);
-  if (v < 0x80) {
-    s += char(v);
-  } else if (v < 0x800) {
-    s += char(0xC0 | v >> 6), s += char(0x80 | (v & 0x3F));
-  } else if (v < 0x10000) {
-    s += char(0xE0 | v >> 12), s += char(0x80 | (v >> 6 & 0x3F)), s += char(0x80 | (v & 0x3F));
-  } else {
-    s += char(0xF0 | v >> 18), s += char(0x80 | (v >> 12 & 0x3F));
-    s += char(0x80 | (v >> 6 & 0x3F)), s += char(0x80 | (v & 0x3F));
-  }
-}
+using gutf8::bench::append_utf8;
 
 // Words from several scripts separated by spaces and newlines, like multilingual prose.
 std::string generated_mixed() {
@@ -58,7 +46,7 @@ std::string generated_mixed() {
   while (s.size() < target_size) {
     const auto& [lo, hi] = scripts[g() % std::size(scripts)];
     for (std::size_t words = 1 + g() % 12; words-- > 0;) {
-      for (std::size_t n = 1 + g() % 8; n-- > 0;) append_utf8(s, char32_t(lo + g() % (hi - lo + 1)));
+      for (std::size_t n = 1 + g() % 8; n-- > 0;) append_utf8(s, std::uint32_t(lo + g() % (hi - lo + 1)));
       s += g() % 10 == 0 ? '\n' : ' ';
     }
   }

@@ -3,7 +3,7 @@
 # pipeline's checks and measurements in one call (logs under OUT_DIR, a summary printed last).
 #   scripts/gpu/pipeline.sh OUT_DIR [tests] [limits] [e2e] [tmpfs]   (default: all four; the e2e part
 #   alone takes about 7 minutes: give it a call of its own where calls are limited to 10)
-#   tests   the GPU test suite and the CLI suite on --backend=cuda
+#   tests   the GPU test suite, and the cli part
 #   limits  bench_host_limits on a 4 GiB text file (page-locking the mapped page cache included)
 #   e2e     bench_e2e.sh: 16 GiB English (ascii) and Chinese (cjk) text, validate and decode, on
 #           --backend=cpu / cuda / auto, and a size sweep from 1 KiB of auto against cpu
@@ -41,7 +41,9 @@ bin=.device/gutf8
 work=/tmp/gutf8-e2e
 size=${GUTF8_E2E_SIZE:-16G}
 summary=()
-wants() { [[ " ${parts[*]} " == *" $1 "* ]]; }
+wants() {  # tests includes the CLI suite
+  [[ " ${parts[*]} " == *" $1 "* ]] || { [[ $1 == cli ]] && [[ " ${parts[*]} " == *" tests "* ]]; }
+}
 step() {  # step NAME SECONDS -- COMMAND...: runs it under a time limit, notes its status
   local name=$1 limit=$2 start=$SECONDS
   shift 3
@@ -103,7 +105,6 @@ if wants python; then
 fi
 if wants tests; then
   step gpu_tests 240 -- sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
-  step cli_cuda 240 -- sh -c "GUTF8_BIN=$PWD/$bin GUTF8_TEST_BACKEND=cuda .device/tests/gutf8_cli_tests --gtest_brief=1 > '$out/cli_cuda.log' 2>&1"
 fi
 if wants e2e; then
   step e2e 420 -- bash scripts/bench_e2e.sh --size "$size" --reps "${GUTF8_E2E_REPS:-3}" --no-baselines \

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/cpu_block.hpp"
@@ -65,6 +66,14 @@ inline testing::AssertionResult same(const outcome& got, const outcome& want) {
 inline constexpr operation utf8_operations[] = {operation::validate, operation::stats, operation::decode,
                                                 operation::sanitize};
 inline constexpr error_policy policies[] = {error_policy::strict, error_policy::replace, error_policy::drop};
+// Every operation with every policy it distinguishes (validate and stats never stop).
+inline constexpr std::pair<operation, error_policy> operations_and_policies[] = {
+    {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
+    {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
+    {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::strict},
+    {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
+    {operation::encode, error_policy::strict},   {operation::encode, error_policy::replace},
+    {operation::encode, error_policy::drop}};
 
 inline const char* name(operation op) {
   constexpr const char* names[] = {"validate", "decode", "encode", "sanitize", "stats"};

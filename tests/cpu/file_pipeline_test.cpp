@@ -157,17 +157,9 @@ std::vector<std::string> inputs(std::mt19937_64& g, operation op) {
           late, std::string(4000, '\x80') + "\xC3"};
 }
 
-const std::pair<operation, error_policy> cases[] = {
-    {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
-    {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
-    {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::strict},
-    {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
-    {operation::encode, error_policy::strict},   {operation::encode, error_policy::replace},
-    {operation::encode, error_policy::drop}};
-
 TEST(FilePipeline, EveryMixAndOrderEqualsOneShot) {
   auto g = rng(51);
-  for (const auto& [op, p] : cases)
+  for (const auto& [op, p] : operations_and_policies)
     for (const std::string& in : inputs(g, op)) {
       const outcome whole = one_shot(op, p, in);
       const temp_file f(in);
@@ -214,7 +206,7 @@ TEST(FilePipeline, TopCodePointsEqualAStream) {
 // others do its pieces, and nothing of it shows twice or goes missing.
 TEST(FilePipeline, RunsGivenBackAreDoneByTheOthers) {
   auto g = rng(54);
-  for (const auto& [op, p] : cases) {
+  for (const auto& [op, p] : operations_and_policies) {
     const std::string in = op == operation::encode ? random_utf32(g, 6007, 0.01) : random_text(g, 24007, 0.01);
     const outcome whole = one_shot(op, p, in);
     const temp_file f(in);

@@ -89,14 +89,7 @@ std::vector<std::string> inputs(std::mt19937_64& g, operation op) {
 
 TEST(Pieces, AnyPieceSizeAndOrderEqualsOneShot) {
   auto g = rng(41);
-  const std::pair<operation, error_policy> cases[] = {
-      {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
-      {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
-      {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::strict},
-      {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
-      {operation::encode, error_policy::strict},   {operation::encode, error_policy::replace},
-      {operation::encode, error_policy::drop}};
-  for (const auto& [op, p] : cases)
+  for (const auto& [op, p] : operations_and_policies)
     for (const std::string& in : inputs(g, op)) {
       const outcome whole = one_shot(op, p, in);
       for (std::uint64_t size : {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 64, 255, 1000, 4099, 100000}) {
