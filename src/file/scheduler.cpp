@@ -20,18 +20,19 @@ class piece_board {
       : pieces_(pieces), ahead_(ahead), working_(workers) {}
 
   // The next run for a worker that takes `count` pieces at once: a run some other worker gave
-  // back first, else the next unclaimed pieces once they are within `ahead` of the commit; none
-  // once every piece is claimed or the run is cancelled.
-  std::optional<piece_run> claim(std::uint64_t count) {
+  // back first (if it takes those), else the next unclaimed pieces once they are within `ahead` of
+  // the commit; none once every piece is claimed and done or the run is cancelled.
+  std::optional<piece_run> claim(std::uint64_t count, bool takes_given_back) {
     std::unique_lock lock(m_);
     for (;;) {
       if (cancelled_) return std::nullopt;
-      if (!given_back_.empty()) {
+      if (takes_given_back && !given_back_.empty()) {
         piece_run& back = given_back_.front();
         const piece_run run{back.first, std::min(count, back.count)};
         back.first += run.count;
         back.count -= run.count;
         if (back.count == 0) given_back_.pop_front();
+        unfinished_ += run.count;
         return run;
       }
       if (next_ >= pieces_ && unfinished_ == 0) return std::nullopt;
@@ -153,7 +154,7 @@ void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hook
     board.fail(piece_run{0, 0}, std::current_exception());
     return;
   }
-  while (const auto run = board.claim(worker.run_pieces())) {
+  while (const auto run = board.claim(worker.run_pieces(), worker.takes_given_back())) {
     try {
       run_result r = worker.process(*run);
       if (hooks.before_publish) hooks.before_publish(worker, *run);
@@ -197,10 +198,16 @@ std::uint64_t schedule_pieces(const piece_plan& plan, std::span<const std::uniqu
 
     while (committed < pieces) {
       run_result r = board.await_next();
+      // The output goes back to its worker however the commit ends.
+      const struct releaser {
+        const std::function<void()>& release;
+        ~releaser() {
+          if (release) release();
+        }
+      } hand_back{r.release};
       const bool go_on = commit(r);
       committed = r.run.end();
       board.committed(r.run);
-      if (r.release) r.release();
       if (!go_on) break;
     }
   }

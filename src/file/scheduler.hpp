@@ -48,6 +48,10 @@ class file_worker {
   virtual void start() {}
   // How many pieces this worker takes at once.
   [[nodiscard]] virtual std::uint64_t run_pieces() const noexcept = 0;
+  // Whether it may take runs that others gave back: not a worker whose next output may wait for
+  // the commit of its earlier runs (a GPU lane's bounded outputs), since a given-back run lies
+  // before them in the file and would never let them commit.
+  [[nodiscard]] virtual bool takes_given_back() const noexcept { return true; }
   // On the worker's own thread. Throws run_given_back to let the others do the run (and stops
   // this worker); anything else ends the run.
   virtual run_result process(const piece_run& run) = 0;

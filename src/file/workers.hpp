@@ -97,6 +97,7 @@ class gpu_lane final : public file_worker {
   gpu_lane(const file_work& work, const gpu_lane_config& config);
   void start() override;
   [[nodiscard]] std::uint64_t run_pieces() const noexcept override { return config_.run_pieces; }
+  [[nodiscard]] bool takes_given_back() const noexcept override { return false; }  // its outputs are bounded
   run_result process(const piece_run& run) override;
   [[nodiscard]] std::span<const std::uint64_t> histogram() const noexcept override { return histogram_; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
