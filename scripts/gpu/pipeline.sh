@@ -111,14 +111,11 @@ if wants e2e; then
     --kinds "ascii cjk" --ops "validate decode" --backends "cpu cuda auto" --budget 360 \
     --sweep "1K 64K 1M 16M 256M 1G 4G" --work "$work" --out "$out/e2e" > "$out/e2e.console" 2>&1
 fi
-text=$(ls "$work"/ascii-*.txt 2>/dev/null | head -1)
-if [[ -z $text ]]; then
-  mkdir -p "$work"
-  python3 corpus/make_corpus.py tile --size 64M --kind ascii "$work/base-ascii.txt" > /dev/null
-  text=$work/ascii-4G.txt
-  for _ in $(seq 64); do cat "$work/base-ascii.txt"; done > "$text"
+if wants limits || wants tmpfs; then  # both read 4 GiB of English text (the e2e part's, when made)
+  text=$(ls "$work"/ascii-*.txt 2>/dev/null | head -1)
+  [[ -n $text ]] || text=$(text_file ascii $((4 << 30)))
+  head -c $((4 << 30)) "$text" > "$work/four.txt"
 fi
-head -c $((4 << 30)) "$text" > "$work/four.txt"
 if wants limits; then
   step host_limits 120 -- sh -c ".device/bench/bench_host_limits --reps 3 --file '$work/four.txt' > '$out/host_limits.md' 2>&1"
 fi

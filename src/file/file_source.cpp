@@ -3,40 +3,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <string>
-#include <thread>
 
+#include "file/on_threads.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {
 namespace {
 
 [[noreturn]] void shrank() { throw error(errc::io_failure, "the file shrank while it was read"); }
-
-// Runs f(i, t) for i in [0, n) on threads t in [0, threads); rethrows the first failure.
-template <class F>
-void on_threads(std::uint64_t n, unsigned threads, const F& f) {
-  std::atomic<std::uint64_t> next{0};
-  std::vector<std::exception_ptr> failure(threads);
-  const auto work = [&](unsigned t) {
-    try {
-      for (std::uint64_t i; (i = next++) < n;) f(i, t);
-    } catch (...) {
-      failure[t] = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-  }
-  for (const auto& e : failure)
-    if (e) std::rethrow_exception(e);
-}
 
 }  // namespace
 
@@ -65,8 +42,7 @@ void file_source::read_once(std::span<std::uint8_t> buffer, std::uint64_t at) co
 void file_source::read(std::span<std::uint8_t> buffer, std::uint64_t at, unsigned threads) const {
   constexpr std::size_t slice = std::size_t{4} << 20;  // each thread's share, in pieces of this
   const std::uint64_t slices = (buffer.size() + slice - 1) / slice;
-  on_threads(slices, static_cast<unsigned>(std::clamp<std::uint64_t>(slices, 1, std::max(threads, 1u))),
-             [&](std::uint64_t i, unsigned) {
+  on_threads(slices, threads, [&](std::uint64_t i, unsigned) {
                const std::size_t from = static_cast<std::size_t>(i) * slice;
                read_once(buffer.subspan(from, std::min(slice, buffer.size() - from)), at + from);
              });

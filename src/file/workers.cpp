@@ -1,14 +1,13 @@
 #include "file/workers.hpp"
 
-#include <atomic>
 #include <chrono>
 #include <cstring>
-#include <thread>
 #include <utility>
 
 #include "codec/cpu_block.hpp"
 #include "codec/session.hpp"
 #include "cuda/cuda_block.hpp"
+#include "file/on_threads.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {
@@ -29,17 +28,10 @@ std::vector<std::uint64_t> histogram_for(const file_work& work) {
 // memcpy of src into dst by slices on `threads` threads.
 void copy_on_threads(const std::uint8_t* src, std::span<std::uint8_t> dst, unsigned threads) {
   constexpr std::size_t slice = std::size_t{2} << 20;
-  const std::size_t slices = (dst.size() + slice - 1) / slice;
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i; (i = next++) < slices;) {
-      const std::size_t at = i * slice;
-      std::memcpy(dst.data() + at, src + at, std::min(slice, dst.size() - at));
-    }
-  };
-  std::vector<std::jthread> helpers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, slices); ++t) helpers.emplace_back(work);
-  work();
+  on_threads((dst.size() + slice - 1) / slice, threads, [&](std::uint64_t i, unsigned) {
+    const std::size_t at = static_cast<std::size_t>(i) * slice;
+    std::memcpy(dst.data() + at, src + at, std::min(slice, dst.size() - at));
+  });
 }
 
 run_result finish_run(const piece_run& run, piece_outcome&& outcome, std::uint8_t* out,
