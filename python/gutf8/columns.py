@@ -119,6 +119,9 @@ def _data_bytes(chunk: pa.Array) -> int:
     return buffers[2].size if len(buffers) > 2 and buffers[2] is not None else -1
 
 
+_AS_BYTES = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}
+
+
 def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowError:
     """The exception for global row `row`, with the row's bytes and its first unit's extent."""
     start = row
@@ -126,8 +129,10 @@ def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowErro
         if start < len(chunk):
             break
         start -= len(chunk)
-    value = chunk[start].as_py()
-    data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+    cell = chunk.slice(start, 1)
+    if cell.type in _AS_BYTES:  # a utf8 row that is not UTF-8: as_py() of its str would raise
+        cell = cell.view(_AS_BYTES[cell.type])
+    data = cell[0].as_py()
     d = _gutf8.validate(data, "cpu", 1, 0)  # the row alone has the same first error
     e = InvalidRowError("utf-8", data, offset, offset + d["length"], d["reason"])
     e.row, e.offset, e.kind, e.line, e.column = row, offset, kind, d["line"], d["column"]

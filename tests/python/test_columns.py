@@ -34,11 +34,8 @@ def decoded(values, errors):
     return [None if v is None else v.decode("utf-8", errors) for v in values]
 
 
-@pytest.mark.parametrize("dtype", TYPES, ids=str)
-@pytest.mark.parametrize("n", [0, 1, 31, 1000])
-def test_row_operations_match_cpython(dtype, n):
-    values = rows(n, n)
-    col = column(values, dtype)
+def check_row_operations(col, values):
+    """Every per-row operation on `col` (any Arrow producer) against CPython on `values`."""
     assert gc.is_valid(col).to_pylist() == [None if v is None else not error_units(v) for v in values]
     assert gc.make_valid(col).to_pylist() == decoded(values, "replace")
     assert gc.make_valid(col, "drop").to_pylist() == decoded(values, "ignore")
@@ -49,6 +46,21 @@ def test_row_operations_match_cpython(dtype, n):
         None if v is None else len(v.decode("utf-8", "replace")) for v in values]
     assert gc.count_code_points(col, "drop").to_pylist() == [
         None if v is None else len(v.decode("utf-8", "ignore")) for v in values]
+    bad = [i for i, v in enumerate(values) if v is not None and error_units(v)]
+    if bad:
+        with pytest.raises(gc.InvalidRowError) as info:
+            gc.validate(col)
+        assert (info.value.row, info.value.offset) == (bad[0], error_units(values[bad[0]])[0][0])
+    else:
+        assert gc.validate(col) is None
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=str)
+@pytest.mark.parametrize("n", [0, 1, 31, 1000])
+def test_row_operations_match_cpython(dtype, n):
+    values = rows(n, n)
+    col = column(values, dtype)
+    check_row_operations(col, values)
     large = pa.types.is_large_binary(dtype) or pa.types.is_large_string(dtype)
     assert gc.make_valid(col).type == (pa.large_string() if large else pa.string())
 
