@@ -1,9 +1,14 @@
 """Per-row operations on string columns (Arrow utf8 / binary, large_utf8 / large_binary).
 
 Inputs: anything that exports the Arrow PyCapsule interface (``__arrow_c_array__`` or
-``__arrow_c_stream__``): pyarrow arrays and chunked arrays, polars series, nanoarrow arrays.
-Results are pyarrow arrays (chunked when the input was). Every row is its own text: a sequence
-cut by the end of a row is an error of that row; null rows stay null and are never read.
+``__arrow_c_stream__``): pyarrow arrays and chunked arrays, polars series (``df["col"]``),
+nanoarrow arrays. Results are pyarrow arrays (chunked when the input was a stream, as polars
+series are). Every row is its own text: a sequence cut by the end of a row is an error of that
+row; null rows stay null and are never read.
+
+The view layouts (``string_view`` / ``binary_view``, which polars exports for String and
+Binary) are cast to ``large_string`` / ``large_binary`` first (one copy of the rows' bytes,
+about as long as :func:`is_valid` itself), so their results are those of the large types.
 
 >>> import pyarrow as pa, gutf8.columns as gc
 >>> col = pa.array([b"ok", b"bad \\xff", None], pa.binary())
@@ -100,18 +105,38 @@ def _on_device(op: str, data: Any, errors: str, threads: int, stream: Any) -> An
     return None if result is None else _device_result(result)
 
 
-def _chunks(data: Any) -> tuple[list, bool, pa.DataType]:
+def _imported(data: Any) -> tuple[list, bool, pa.DataType]:
+    """(chunks, chunked, type) of any Arrow array or stream, imported without a copy."""
     if isinstance(data, pa.ChunkedArray):
         return data.chunks, True, data.type
     if isinstance(data, pa.Array):
         return [data], False, data.type
     if hasattr(data, "__arrow_c_array__"):
-        arr = pa.array(data)
-        return [arr], False, arr.type
+        try:
+            arr = pa.array(data)
+        except ValueError:  # an array in pieces that exports them as a stream (nanoarrow's)
+            if not hasattr(data, "__arrow_c_stream__"):
+                raise
+        else:
+            return [arr], False, arr.type
     if hasattr(data, "__arrow_c_stream__"):
         ca = pa.chunked_array(data)
         return ca.chunks, True, ca.type
     raise TypeError("expected an Arrow array: an object with __arrow_c_array__ or __arrow_c_stream__")
+
+
+# The view layouts (Arrow utf8_view / binary_view: what polars exports for String and Binary)
+# are cast here to their large layouts, one copy of the rows' bytes, until the C++ columns take
+# views natively; then delete this table and the branch in _chunks that uses it.
+_VIEW_AS_LARGE = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
+
+
+def _chunks(data: Any) -> tuple[list, bool, pa.DataType]:
+    chunks, chunked, dtype = _imported(data)
+    if dtype in _VIEW_AS_LARGE:
+        dtype = _VIEW_AS_LARGE[dtype]
+        chunks = [chunk.cast(dtype) for chunk in chunks]
+    return chunks, chunked, dtype
 
 
 def _data_bytes(chunk: pa.Array) -> int:

@@ -111,6 +111,57 @@ def test_arrow_pycapsule_producers():
         gc.is_valid([b"a"])
 
 
+def view_column(values, view):
+    """A binary_view or string_view array (the latter with invalid rows, as a view of bytes)."""
+    return pa.array(values, pa.binary()).cast(pa.binary_view()).view(view)
+
+
+@pytest.mark.parametrize("view", [pa.binary_view(), pa.string_view()], ids=str)
+def test_view_layouts(view):
+    values = rows(17, 700) + [b"a row longer than the twelve bytes a view holds inline \xe1\x80"]
+    col = view_column(values, view)
+    check_row_operations(col, values)
+    check_row_operations(col.slice(5, 600), values[5:605])
+    chunked = pa.chunked_array([col.slice(0, 333), col.slice(333)])
+    check_row_operations(chunked, values)
+    assert isinstance(gc.make_valid(chunked), pa.ChunkedArray)
+    # cast to the large layouts until the C++ columns take views: their result types
+    assert gc.make_valid(col).type == pa.large_string()
+    assert gc.count_code_points(col, "replace").type == pa.int64()
+    assert gc.make_valid(pa.chunked_array([], view)).type == pa.large_string()
+
+
+def test_polars_series_and_dataframe_columns():
+    pl = pytest.importorskip("polars", reason="polars is not installed here (pip install '.[test]' has it)")
+    values = rows(13, 600)
+    series = pl.Series("text", values, dtype=pl.Binary)  # exported as binary_view
+    check_row_operations(series, values)
+    assert isinstance(gc.is_valid(series), pa.ChunkedArray)  # a polars series is an Arrow stream
+    frame = pl.DataFrame({"id": range(len(values)), "text": series})
+    check_row_operations(frame["text"], values)
+    check_row_operations(frame.get_column("text").slice(7, 400), values[7:407])
+    pieces = pl.concat([series.slice(0, 250), series.slice(250)], rechunk=False)
+    assert pieces.n_chunks() == 2
+    check_row_operations(pieces, values)  # rows numbered over the whole series
+    strings = pl.Series("s", ["h\u00e9llo", None, "\U0001f600" * 20, ""])  # String (string_view)
+    assert gc.is_valid(strings).to_pylist() == [True, None, True, True]
+    assert gc.count_code_points(strings).to_pylist() == [5, None, 20, 0]
+    assert gc.make_valid(strings).to_pylist() == ["h\u00e9llo", None, "\U0001f600" * 20, ""]
+
+
+def test_nanoarrow_arrays():
+    na = pytest.importorskip("nanoarrow", reason="nanoarrow is not installed here (pip install '.[test]' has it)")
+    values = rows(19, 500)
+    for dtype in (na.binary(), na.large_binary()):  # (nanoarrow 0.9.0 crashes making view arrays)
+        check_row_operations(na.Array(values, dtype), values)
+    check_row_operations(na.Array(column(values, pa.string())), values)  # utf8 with invalid rows
+    check_row_operations(na.c_array(values, na.binary()), values)  # __arrow_c_array__ alone
+    assert isinstance(gc.make_valid(na.c_array(values, na.binary())), pa.Array)
+    pieces = na.Array.from_chunks([na.c_array(values[:200], na.binary()), na.c_array(values[200:], na.binary())])
+    check_row_operations(pieces, values)  # several chunks: exported as a stream, not as one array
+    assert isinstance(gc.make_valid(pieces), pa.ChunkedArray)
+
+
 def test_bad_column_types_are_errors():
     with pytest.raises(ValueError):
         gc.is_valid(pa.array([1, 2, 3]))
