@@ -48,7 +48,7 @@ __all__ = [
     "Report", "Stats", "DecodeError", "EncodeError", "ErrorKind",
     "validate", "stats", "decode", "repair", "encode",
     "validate_file", "decode_file", "repair_file",
-    "cuda_available", "built_with_cuda",
+    "cuda_available", "cuda_devices", "built_with_cuda",
 ]
 __version__ = "0.1.0"
 
@@ -153,6 +153,12 @@ class EncodeError(_Picklable, UnicodeEncodeError):
 def cuda_available() -> bool:
     """True when this build has the CUDA backend and a usable GPU is present."""
     return _gutf8.cuda_available()
+
+
+def cuda_devices() -> list[int]:
+    """The usable GPUs, numbered as ``device=`` takes them (CUDA's numbering in this process,
+    after ``CUDA_VISIBLE_DEVICES``); empty where none is, or in a build without CUDA."""
+    return _gutf8.cuda_devices()
 
 
 built_with_cuda: bool = _gutf8.built_with_cuda

@@ -12,17 +12,29 @@ Every file is read by the worker that runs its task, so the paths must name the 
 every worker (a shared or replicated file system). ``client=None`` uses the current Dask client
 when there is one (``distributed.get_client``), else runs the files one after the other here.
 
+GPU workers, one a GPU: each worker process is started with ``CUDA_VISIBLE_DEVICES`` naming
+its GPU alone, so it sees that GPU (as device 0) and no other, and gutf8 with
+``backend="cuda"`` or ``"auto"`` runs there. On one machine, :func:`local_gpu_cluster`::
+
+    with gutf8.dask.local_gpu_cluster() as cluster, Client(cluster) as client:
+        report = gutf8.dask.validate_files("/data/**/*.txt", client=client, backend="cuda")
+
 Machines of a cluster::
 
     dask scheduler                                   # on one machine (port 8786)
     dask worker tcp://SCHEDULER:8786 --nworkers 4 --nthreads 1        # on each CPU machine
-    # on a GPU machine, one worker per GPU, each owning its device:
-    for i in 0 1 2 3; do
-      CUDA_VISIBLE_DEVICES=$i dask worker tcp://SCHEDULER:8786 --nthreads 1 --resources GPU=1 &
-    done
+    # on each GPU machine, one worker per GPU that this shell may use, each owning its device:
+    for g in $(python -m gutf8.dask gpus); do
+      CUDA_VISIBLE_DEVICES=$g dask worker tcp://SCHEDULER:8786 --nthreads 1 \\
+        --resources GPU=1 --name "$(hostname)-gpu-$g" &
+    done; wait
 
 then ``Client("tcp://SCHEDULER:8786")`` and, for the GPU workers,
-``validate_files(..., backend="cuda", resources={"GPU": 1})``.
+``validate_files(..., backend="cuda", resources={"GPU": 1})`` (the resource keeps GPU work off
+the CPU workers). ``python -m gutf8.dask gpus`` prints the ``CUDA_VISIBLE_DEVICES`` entry of
+each usable GPU, one a line (from the shell's own ``CUDA_VISIBLE_DEVICES`` where it is set, so
+a batch system's allocation is kept). dask-cuda's ``LocalCUDACluster`` lists every GPU to each
+worker, its own first: pass ``device=0`` there.
 
 Column operations on a ``dask.dataframe`` (one task a partition, ``map_partitions``): e.g. a
 Parquet dataset whose text columns hold invalid UTF-8, read as binary, repaired, written back::
@@ -48,7 +60,8 @@ import pandas as pd
 
 import gutf8
 
-__all__ = ["validate_files", "repair_files", "expand_paths", "make_valid", "is_valid"]
+__all__ = ["validate_files", "repair_files", "expand_paths", "make_valid", "is_valid", "local_gpu_cluster",
+           "gpu_worker_specs"]
 
 Paths = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
@@ -92,35 +105,38 @@ def _row(path: str, work: Callable[[str], tuple[gutf8.Report, dict]]) -> dict:
 
 
 class _Validate:
-    def __init__(self, backend: str, threads: int) -> None:
-        self.backend, self.threads = backend, threads
+    def __init__(self, backend: str, threads: int, device: Optional[int]) -> None:
+        self.backend, self.threads, self.device = backend, threads, device
 
     def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
-        return gutf8.validate_file(path, backend=self.backend, threads=self.threads), {}
+        return gutf8.validate_file(path, backend=self.backend, threads=self.threads, device=self.device), {}
 
 
 class _Repair:
-    def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int) -> None:
+    def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int,
+                 device: Optional[int]) -> None:
         self.root, self.out_dir, self.errors = root, out_dir, errors
-        self.backend, self.threads = backend, threads
+        self.backend, self.threads, self.device = backend, threads, device
 
     def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
         out = os.path.join(self.out_dir, os.path.relpath(os.path.abspath(path), self.root))
         os.makedirs(os.path.dirname(out), exist_ok=True)
         before = _identity(path)
-        report = gutf8.repair_file(path, out, self.errors, backend=self.backend, threads=self.threads)
+        report = gutf8.repair_file(path, out, self.errors, backend=self.backend, threads=self.threads,
+                                   device=self.device)
         if _identity(path) != before:  # the repair is of a file that no longer exists as read
             os.unlink(out)
             raise OSError(f"{path}: the file changed while it was read")
         return report, {"output": out}
 
 
-def _validate_task(path: str, backend: str, threads: int) -> dict:
-    return _row(path, _Validate(backend, threads))
+def _validate_task(path: str, backend: str, threads: int, device: Optional[int]) -> dict:
+    return _row(path, _Validate(backend, threads, device))
 
 
-def _repair_task(path: str, root: str, out_dir: str, errors: str, backend: str, threads: int) -> dict:
-    return _row(path, _Repair(root, out_dir, errors, backend, threads))
+def _repair_task(path: str, root: str, out_dir: str, errors: str, backend: str, threads: int,
+                 device: Optional[int]) -> dict:
+    return _row(path, _Repair(root, out_dir, errors, backend, threads, device))
 
 
 def _client(client: Any) -> Any:
@@ -159,18 +175,19 @@ def _gather_one(future: Any, path: str, extra_columns: tuple[str, ...]) -> dict:
 
 
 def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: str = "auto", threads: int = 0,
-                   resources: Optional[dict] = None) -> pd.DataFrame:
+                   device: Optional[int] = None, resources: Optional[dict] = None) -> pd.DataFrame:
     """Validate many files, one Dask task a file; a pandas DataFrame with one row per path, in
-    the order of :func:`expand_paths`. `backend`/`threads` are those of
-    :func:`gutf8.validate_file` on each worker (threads=0: all of the worker's cores; with
-    several workers a machine, give each its share); `resources` is passed to ``client.map``
-    (e.g. ``{"GPU": 1}``)."""
+    the order of :func:`expand_paths`. `backend`/`threads`/`device` are those of
+    :func:`gutf8.validate_file` on each worker (threads=0: all of the worker's cores, so with
+    several workers a machine give each its share; device=None: every GPU the worker sees, which
+    on a GPU worker of :func:`local_gpu_cluster` is its own alone); `resources` is passed to
+    ``client.map`` (e.g. ``{"GPU": 1}``: GPU workers only)."""
     paths = expand_paths(paths_or_glob)
-    return _run(_validate_task, paths, client, (backend, threads), resources)
+    return _run(_validate_task, paths, client, (backend, threads, device), resources)
 
 
 def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], errors: str = "replace",
-                 client: Any = None, *, backend: str = "auto", threads: int = 0,
+                 client: Any = None, *, backend: str = "auto", threads: int = 0, device: Optional[int] = None,
                  resources: Optional[dict] = None) -> pd.DataFrame:
     """Repair many files into `out_dir` (U+FFFD per error unit, or dropped with
     ``errors="drop"``), keeping their paths relative to the inputs' common directory; each file
@@ -182,7 +199,7 @@ def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], 
     absolute = [os.path.abspath(p) for p in paths]
     root = os.path.commonpath([os.path.dirname(p) for p in absolute]) if absolute else os.getcwd()
     out = os.path.abspath(os.fspath(out_dir))
-    return _run(_repair_task, paths, client, (root, out, errors, backend, threads), resources, ("output",))
+    return _run(_repair_task, paths, client, (root, out, errors, backend, threads, device), resources, ("output",))
 
 
 # --- column operations on dask dataframes ---------------------------------------------------
@@ -231,3 +248,71 @@ def is_valid(ddf: Any, columns: Iterable[str], *, threads: int = 1) -> Any:
     columns = list(columns)
     meta = _is_valid_partition(ddf._meta, columns, threads)
     return ddf.map_partitions(_is_valid_partition, columns, threads, meta=meta)
+
+
+# --- GPU workers: one worker process a GPU ---------------------------------------------------
+
+def _gpu_names(devices: Optional[Iterable[int]]) -> list[str]:
+    """The ``CUDA_VISIBLE_DEVICES`` entry that shows a process GPU `d` alone, for each of
+    `devices` (numbered as here; None: every usable GPU)."""
+    usable = gutf8.cuda_devices()
+    chosen = list(usable if devices is None else devices)
+    for d in chosen:
+        if d not in usable:
+            raise ValueError(f"GPU {d} is not usable here (usable: {usable})")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"a GPU is named twice in {chosen}: each worker owns its own")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:  # CUDA numbers every GPU of the machine
+        return [str(d) for d in chosen]
+    names = [v.strip() for v in visible.split(",")]  # device d is the d-th entry of the list
+    return [names[d] for d in chosen]
+
+
+def gpu_worker_specs(devices: Optional[Iterable[int]] = None, *, threads: int = 1,
+                     **worker_options: Any) -> dict[str, dict]:
+    """Worker specifications (``distributed.SpecCluster(workers=...)``) of one worker process
+    per GPU of this machine, named ``gpu-`` and its GPU's entry. Each is started with ``CUDA_VISIBLE_DEVICES``
+    naming its GPU alone, so gutf8 (and any CUDA library) in it sees that GPU as device 0 and no
+    other, and each offers the resource ``GPU=1`` (``resources={"GPU": 1}`` sends work to GPU
+    workers alone in a cluster that also has CPU workers). `devices`: the GPUs, numbered as
+    :func:`gutf8.cuda_devices` numbers them (None: all of them); `threads`: tasks at a time a
+    worker; `worker_options` go to each ``distributed.Nanny`` (e.g. ``memory_limit``, ``env``)."""
+    specs = {}
+    for name in _gpu_names(devices):
+        options = {"nthreads": threads, "resources": {"GPU": 1}, **worker_options}
+        options["env"] = {**worker_options.get("env", {}), "CUDA_VISIBLE_DEVICES": name}
+        specs[f"gpu-{name}"] = {"cls": "distributed.Nanny", "options": options}
+    return specs
+
+
+def local_gpu_cluster(devices: Optional[Iterable[int]] = None, *, threads_per_worker: int = 1,
+                      dashboard_address: Optional[str] = ":8787", **worker_options: Any) -> Any:
+    """A ``distributed.SpecCluster`` on this machine with one worker process per GPU (see
+    :func:`gpu_worker_specs`), each owning its device, so gutf8.dask's functions with
+    ``backend="cuda"`` or ``"auto"`` run on the worker's own GPU::
+
+        with gutf8.dask.local_gpu_cluster() as cluster, distributed.Client(cluster) as client:
+            report = gutf8.dask.validate_files("crawl/**/*.txt", client=client, backend="cuda")
+
+    Raises RuntimeError where no GPU is usable. The scheduler and workers listen on 127.0.0.1:
+    a cluster of several machines is made of ``dask scheduler`` and ``dask worker`` processes
+    (the module's help)."""
+    from distributed import SpecCluster
+
+    workers = gpu_worker_specs(devices, threads=threads_per_worker, **{"host": "127.0.0.1", **worker_options})
+    if not workers:
+        raise RuntimeError("no usable GPU here (gutf8.cuda_devices() is empty): use a LocalCluster of CPU workers")
+    scheduler = {"cls": "distributed.Scheduler",
+                 "options": {"host": "127.0.0.1", "dashboard": dashboard_address is not None,
+                             "dashboard_address": dashboard_address}}
+    return SpecCluster(workers=workers, scheduler=scheduler, name="gutf8-gpu")
+
+
+if __name__ == "__main__":  # python -m gutf8.dask gpus
+    import sys
+
+    if sys.argv[1:] != ["gpus"]:
+        sys.exit("usage: python -m gutf8.dask gpus   (prints the CUDA_VISIBLE_DEVICES entry of each usable GPU)")
+    for entry in _gpu_names(None):
+        print(entry)

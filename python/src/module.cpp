@@ -364,6 +364,7 @@ NB_MODULE(_gutf8, m) {
   m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "errors"_a, "backend"_a, "threads"_a,
         "device"_a, "progress"_a.none());
   m.def("cuda_available", &gutf8::cuda_available);
+  m.def("cuda_devices", &gutf8::all_devices);
   gutf8_py::bind_columns(m);
 #ifdef GUTF8_PY_CUDA
   m.attr("built_with_cuda") = true;

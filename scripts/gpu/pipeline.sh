@@ -18,7 +18,9 @@
 #   utf16   bench_codec: the UTF-16 decode beside the fused UTF-32 decode, device-resident
 #   columns bench_columns: device is_valid / make_valid beside flat validate / sanitize
 #   autosweep  bench_e2e.sh of --backend=auto against cpu from 1 KiB to 4 GiB (validate, decode)
-#   python  the Python package's tests and benchmark from the wheel in .device-python/
+#   python  the Python package's tests and benchmark from the wheel in .device-python/ (stage_python.sh),
+#           with the wheels in .whl/ where carried (dask, distributed and their needs: the dask tests)
+#   pytest  the Python package's tests alone (carry .device-python and .whl; no .device needed)
 # GUTF8_E2E_SIZE (default 16G) and GUTF8_E2E_REPS (default 3) scale the e2e part.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -51,7 +53,7 @@ step() {  # step NAME SECONDS -- COMMAND...: runs it under a time limit, notes i
   summary+=("$name: rc=$? in $((SECONDS - start)) s")
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1
-echo "commit: $(tr '\n' ' ' < .device/COMMIT)" >> "$out/device.txt"
+echo "commit: $(tr '\n' ' ' < .device/COMMIT 2>/dev/null) python wheel: $(cat .device-python/COMMIT 2>/dev/null)" >> "$out/device.txt"
 
 if wants settings; then
   fp=.device/bench/bench_file_pipeline
@@ -100,8 +102,14 @@ if wants autosweep; then
   step autosweep 240 -- bash scripts/bench_e2e.sh --size 4G --reps 5 --no-baselines --kinds "ascii" --ops "validate decode" \
     --backends "cpu auto" --sweep "1K 1M 64M 1G" --work "$work" --out "$out/auto" > "$out/auto.console" 2>&1
 fi
-if wants python; then
-  step python 300 -- sh -c "python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .device-python/*.whl && PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider tests/python > '$out/python_tests.log' 2>&1; PYTHONPATH=/tmp/site python3 bench/python/bench_python.py --reps 5 --cli $bin --big-size 4G --files 64 --file-size 64M --workdir /tmp --out '$out/python_h100.md' > '$out/python_bench.log' 2>&1"
+if wants python || wants pytest; then
+  site="python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .device-python/*.whl $(ls .whl/*.whl 2>/dev/null | tr '\n' ' ')"
+  tests="PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 python3 -m pytest -q -rfEs -p no:cacheprovider tests/python > '$out/python_tests.log' 2>&1"
+  if wants python; then
+    step python 300 -- sh -c "$site && $tests; PYTHONPATH=/tmp/site python3 bench/python/bench_python.py --reps 5 --cli $bin --big-size 4G --files 64 --file-size 64M --workdir /tmp --out '$out/python_h100.md' > '$out/python_bench.log' 2>&1"
+  else
+    step pytest 240 -- sh -c "$site && $tests"
+  fi
 fi
 if wants tests; then
   step gpu_tests 240 -- sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
@@ -146,7 +154,7 @@ done
 [[ -f $out/stats.csv ]] && { echo "=== stats"; cat "$out/stats.csv"; }
 [[ -f $out/codec.log ]] && { echo "=== utf16"; grep -E "decode_(fused|utf16)_replace" "$out/codec.log" | tail -8; }
 [[ -f $out/columns_gpu.md ]] && { echo "=== columns"; tail -n 25 "$out/columns_gpu.md"; }
-[[ -f $out/python_tests.log ]] && { echo "=== python"; tail -n 6 "$out/python_tests.log"; tail -n 15 "$out/python_h100.md" 2>/dev/null; }
+[[ -f $out/python_tests.log ]] && { echo "=== python"; grep -E "^(SKIPPED|FAILED|ERROR)" "$out/python_tests.log"; tail -n 1 "$out/python_tests.log"; tail -n 15 "$out/python_h100.md" 2>/dev/null; }
 [[ -f $out/host_limits.md ]] && { echo "=== host limits"; grep -E "Register|registered|pread page cache, (4|8|12)" "$out/host_limits.md"; }
 [[ -f $out/tmpfs.log ]] && { echo "=== tmpfs"; grep " run " "$out/tmpfs.log"; }
 [[ -f $out/memcheck.log ]] && { echo "=== memcheck"; tail -n 8 "$out/memcheck.log"; }

@@ -106,6 +106,19 @@ def test_a_file_that_changes_is_reported(tmp_path, monkeypatch):
     assert len(frame) == 1 and "changed" in frame.error[0] and pd.isna(frame.bytes[0])
 
 
+def test_device_reaches_the_file_functions(tmp_path, monkeypatch):
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"a\xff")
+    seen = []
+    for name in ("validate_file", "repair_file"):
+        real = getattr(gutf8, name)
+        monkeypatch.setattr(gutf8, name, lambda *a, real=real, **kw: seen.append(kw["device"]) or real(*a, **kw))
+    monkeypatch.setattr(gutf8.dask, "_client", lambda c: None)  # run here, where the patch is
+    assert gutf8.dask.validate_files([str(path)], backend="cpu", device=0).errors[0] == 1
+    assert gutf8.dask.repair_files([str(path)], tmp_path / "out", backend="cpu").error.isna().all()
+    assert seen == [0, None]
+
+
 def test_expand_paths(tmp_path):
     for name in ("b.txt", "a.txt", "c.bin"):
         (tmp_path / name).write_bytes(b"x")
@@ -153,3 +166,92 @@ def test_make_valid_on_a_parquet_dataset(tmp_path, client):
     dropped = gutf8.dask.make_valid(ddf, ["text"], errors="drop").compute()["text"].tolist()
     assert [None if pd.isna(v) else v for v in dropped] == [
         None if v is None else v.decode("utf-8", "ignore") for v in values]
+
+
+# --- GPU workers, one a GPU ---------------------------------------------------------------------
+
+def fake_gpus(monkeypatch, count, visible=None):
+    """This process sees `count` usable GPUs (gutf8's query answers so), under `visible`."""
+    monkeypatch.setattr(gutf8, "cuda_devices", lambda: list(range(count)))
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+
+
+def visible_devices(specs):
+    return [spec["options"]["env"]["CUDA_VISIBLE_DEVICES"] for spec in specs.values()]
+
+
+def test_gpu_worker_specs_give_each_worker_one_gpu(monkeypatch):
+    fake_gpus(monkeypatch, 3)
+    specs = gutf8.dask.gpu_worker_specs()
+    assert list(specs) == ["gpu-0", "gpu-1", "gpu-2"] and visible_devices(specs) == ["0", "1", "2"]
+    for spec in specs.values():
+        assert spec["cls"] == "distributed.Nanny"
+        assert spec["options"]["resources"] == {"GPU": 1} and spec["options"]["nthreads"] == 1
+    assert visible_devices(gutf8.dask.gpu_worker_specs([2, 0])) == ["2", "0"]
+    with pytest.raises(ValueError, match="not usable"):
+        gutf8.dask.gpu_worker_specs([3])
+    with pytest.raises(ValueError, match="twice"):
+        gutf8.dask.gpu_worker_specs([1, 1])
+    both = gutf8.dask.gpu_worker_specs([1], threads=2, env={"OMP_NUM_THREADS": "1"}, memory_limit="4GiB")
+    assert both["gpu-1"]["options"] == {"nthreads": 2, "resources": {"GPU": 1}, "memory_limit": "4GiB",
+                                        "env": {"OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "1"}}
+    # Under CUDA_VISIBLE_DEVICES, GPU d is its d-th entry (an index, a UUID or a MIG name)
+    fake_gpus(monkeypatch, 2, "6, GPU-1a2b3c")
+    assert visible_devices(gutf8.dask.gpu_worker_specs()) == ["6", "GPU-1a2b3c"]
+    assert visible_devices(gutf8.dask.gpu_worker_specs([1])) == ["GPU-1a2b3c"]
+    fake_gpus(monkeypatch, 1, "3,9")  # CUDA stops at an entry it cannot use: GPU 9 is not seen
+    assert visible_devices(gutf8.dask.gpu_worker_specs()) == ["3"]
+    fake_gpus(monkeypatch, 0, "")
+    assert gutf8.dask.gpu_worker_specs() == {}
+    with pytest.raises(RuntimeError, match="no usable GPU"):
+        gutf8.dask.local_gpu_cluster()
+
+
+def test_gpus_command_prints_nothing_without_a_gpu():
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # CUDA sees no GPU, whatever the machine has
+    done = subprocess.run([sys.executable, "-m", "gutf8.dask", "gpus"], env=env, capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "")
+    wrong = subprocess.run([sys.executable, "-m", "gutf8.dask"], env=env, capture_output=True, text=True)
+    assert wrong.returncode == 1 and "usage" in wrong.stderr
+
+
+def test_a_local_gpu_cluster_starts_each_worker_with_its_own_gpu(monkeypatch, corpus):
+    """Without GPUs: the plumbing of the specs (each worker process's CUDA_VISIBLE_DEVICES and
+    resources) on two pretended GPUs, and files run on those workers."""
+    root, contents = corpus
+    fake_gpus(monkeypatch, 2, "5,GPU-77")
+    with gutf8.dask.local_gpu_cluster(dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        seen = c.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+        assert sorted(seen.values()) == ["5", "GPU-77"]
+        workers = c.scheduler_info()["workers"].values()
+        assert sorted((w["name"], w["resources"]["GPU"], w["nthreads"]) for w in workers) == [
+            ("gpu-5", 1, 1), ("gpu-GPU-77", 1, 1)]
+        paths = sorted(contents)[:40]
+        frame = gutf8.dask.validate_files(paths, client=c, backend="cpu", resources={"GPU": 1})
+    assert list(frame.path) == paths and frame.error.isna().all()
+    check_against_cpython(frame, contents)
+
+
+@pytest.mark.skipif(not gutf8.cuda_available(), reason="no usable GPU on this machine")
+def test_gpu_workers_run_files_on_their_own_gpu(corpus, tmp_path):
+    root, contents = corpus
+    gpus = gutf8.dask._gpu_names(None)
+    paths = sorted(contents)[::3]
+    with gutf8.dask.local_gpu_cluster(dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        assert sorted(c.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"]).values()) == sorted(gpus)
+        assert list(c.run(gutf8.cuda_devices).values()) == [[0]] * len(gpus)  # its own GPU alone
+        for backend in ("cuda", "auto"):
+            on_gpus = gutf8.dask.validate_files(paths, client=c, backend=backend, resources={"GPU": 1})
+            assert on_gpus.error.isna().all(), on_gpus.error.dropna().tolist()[:3]
+            check_against_cpython(on_gpus, contents)
+        repaired = gutf8.dask.repair_files(paths, tmp_path / "out", "replace", client=c, backend="cuda")
+    assert repaired.error.isna().all(), repaired.error.dropna().tolist()[:3]
+    for row in repaired.itertuples():
+        with open(row.output, "rb") as f:
+            assert f.read() == contents[row.path].decode("utf-8", "replace").encode()

@@ -126,6 +126,11 @@ def test_cuda_backend_without_gpu_is_a_clear_error():
         gutf8.decode(b"abc", backend="cuda")
 
 
+def test_cuda_devices_are_the_usable_gpus():
+    devices = gutf8.cuda_devices()
+    assert devices == list(range(len(devices))) and bool(devices) == gutf8.cuda_available()
+
+
 def test_decode_returns_an_owning_uint32_array():
     out = gutf8.decode("h\u00e9\U0001f600".encode())
     assert out.dtype == np.uint32 and out.ndim == 1 and out.flags.writeable
