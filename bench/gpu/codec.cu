@@ -6,7 +6,8 @@
 // must move at the measured device copy rate (cudaMemcpy D2D, read + write bytes / time).
 //
 // Inputs: --size MiB (default 256) tiled from corpus/sample/{ascii,cjk,emoji,mixed}.txt (or
-// synthesized when absent), valid and with 0.1%, 1% and 5% of the bytes overwritten by bytes that
+// synthesized when absent) and from synthesized dense text (cjk_dense: CJK with a newline every
+// ~48 characters; emoji_only: 4-byte sequences only), valid and with 0.1%, 1% and 5% of the bytes overwritten by bytes that
 // can never occur in UTF-8 (seeded RNG).
 //
 //   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick]
@@ -154,11 +155,15 @@ std::vector<uint8_t> read_file(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+// The corpus kinds when their sample is missing, and the dense kinds, which are always made here:
+// cjk_dense (3-byte CJK, a newline every ~48 characters) and emoji_only (4-byte sequences only).
 std::vector<uint8_t> synthesize(const std::string& kind, std::mt19937_64& g) {
   std::vector<uint8_t> out;
   while (out.size() < (1u << 20)) {
     char32_t c;
-    if (g() % 12 == 0) c = U'\n';
+    if (kind == "cjk_dense") c = g() % 48 == 0 ? U'\n' : static_cast<char32_t>(0x4E00 + g() % 0x5000);
+    else if (kind == "emoji_only") c = static_cast<char32_t>(0x1F300 + g() % 0x700);
+    else if (g() % 12 == 0) c = U'\n';
     else if (kind == "ascii") c = static_cast<char32_t>(0x20 + g() % 95);
     else if (kind == "cjk") c = static_cast<char32_t>(0x4E00 + g() % 0x5000);
     else if (kind == "emoji") c = static_cast<char32_t>(0x1F300 + g() % 0x700);
@@ -308,14 +313,17 @@ int main(int argc, char** argv) {
     };
 
     std::vector<row> rows;
-    const std::vector<std::string> kinds = {"ascii", "cjk", "emoji", "mixed"};
+    const std::vector<std::string> kinds = {"ascii", "cjk", "emoji", "mixed", "cjk_dense", "emoji_only"};
     const std::vector<double> rates = quick ? std::vector<double>{0.0, 0.01}
                                             : std::vector<double>{0.0, 0.001, 0.01, 0.05};
     std::mt19937_64 g(20240531);
     for (const std::string& kind : kinds) {
       if (!inputs_filter.empty() && inputs_filter.find("," + kind + ",") == std::string::npos) continue;
-      std::vector<uint8_t> sample = read_file(std::filesystem::path(corpus) / (kind + ".txt"));
-      if (sample.empty()) {
+      const bool dense = kind == "cjk_dense" || kind == "emoji_only";
+      std::vector<uint8_t> sample = dense ? std::vector<uint8_t>{} : read_file(std::filesystem::path(corpus) / (kind + ".txt"));
+      if (dense) {
+        sample = synthesize(kind, g);
+      } else if (sample.empty()) {
         std::cout << "(no " << corpus << "/" << kind << ".txt: synthesized)\n";
         sample = synthesize(kind, g);
       }
@@ -398,11 +406,6 @@ int main(int argc, char** argv) {
         if (rate == 0) {  // strict stops at the first error: only meaningful on valid text
           add("decode_fused", nn + u32_bytes, api([=](void* t, std::size_t& b) {
                 return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused, s);
-              }));
-          // Two tiles a block with one look-back, beside the default's one (decode_fused.cuh).
-          add("decode_fused_paired", nn + u32_bytes, api([=](void* t, std::size_t& b) {
-                return dv::decode(t, b, in, n, out32, sm, error_policy::strict, true, dv::decoder::fused_paired,
-                                  s);
               }));
         }
         add("decode_fused_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {

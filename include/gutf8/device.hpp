@@ -53,9 +53,6 @@ enum class decoder : std::uint8_t {
   fused,   // default: one pass, look-back ranking of output units, staged coalesced writes,
            // one 8 KiB tile a block
   staged,  // expansion offsets -> scan -> scatter into 4-byte groups -> decode groups
-  fused_single,  // the same as fused (named when fused chose between this and fused_paired)
-  fused_paired,  // fused, two tiles a block with one look-back: slower on every text since
-                 // the default publishes its tiles' counts early (kept to compare)
 };
 enum class encoder : std::uint8_t {
   compact,  // 4 bytes per code point with 0xFF padding, then stream compaction

@@ -8,6 +8,8 @@
 //   T inc = bscan(smem).inclusive(v, op, agg);        // agg = v_0 op ... op v_{B-1}, all threads
 //   T exc = bscan(smem).exclusive(v, init, op, agg);  // thread 0 gets init; agg excludes init
 //   T ex2 = bscan(smem).exclusive(v, op, agg);        // no init: thread 0's result unspecified
+//   auto p = bscan(smem).exclusive_parts<warp_scan_by<Op>>(v, identity, op);
+//       // p.exclusive, and its warp's part: p.warp_exclusive, p.warp_total; p.aggregate
 // Reusing the same storage for a second scan needs a __syncthreads() in between (as CUB).
 // Operators are combined strictly in thread order: non-commutative operators are fine.
 #pragma once
@@ -15,6 +17,25 @@
 #include "warp_scan.cuh"
 
 namespace gutf8::prim::detail {
+
+// A warp scan for block_scan::exclusive_parts: inclusive over the first Lanes lanes with Op.
+template <class Op>
+struct warp_scan_by {
+  template <unsigned Lanes, class T>
+  __device__ __forceinline__ static T scan(T v) {
+    return warp_inclusive_scan<Lanes>(v, Op{});
+  }
+};
+
+// A thread's exclusive prefix in the block with its warp's part: what a kernel needs that places
+// its output per warp (each warp writes one contiguous range).
+template <class T>
+struct block_scan_parts {
+  T exclusive;       // the thread's (thread 0: the identity)
+  T warp_exclusive;  // its warp's (= the warp's lane 0's)
+  T warp_total;      // its warp's values combined
+  T aggregate;       // the block's
+};
 
 template <class T, int BlockThreads>
 struct block_scan {
@@ -55,6 +76,26 @@ struct block_scan {
     const bool has_prefix = combine_warps(inc, op, prefix, block_aggregate);
     if (lane_id() == 0) return has_prefix ? prefix : v;
     return has_prefix ? op(prefix, up) : up;
+  }
+
+  // Exclusive scan with the warp's part. WarpScan::scan<Lanes>(v) is the inclusive warp scan
+  // (warp_scan_by<Op>, or a faster one for the same Op); the warp totals are combined by one such
+  // scan over the first `warps` lanes in every warp (log2(warps) shuffle steps), not by a walk.
+  template <class WarpScan, class Op>
+  __device__ __forceinline__ block_scan_parts<T> exclusive_parts(T v, T identity, Op op) {
+    const unsigned lane = lane_id(), warp = warp_id();
+    const T inc = WarpScan::template scan<warp_threads>(v);
+    if (lane == warp_threads - 1) s_.warp_totals[warp] = inc;
+    __syncthreads();
+    const T totals = WarpScan::template scan<warps>(lane < warps ? s_.warp_totals[lane] : identity);
+    const T before = warp_shfl_idx(totals, (warp + warp_threads - 1) & (warp_threads - 1));
+    const T up = warp_shfl_up(inc, 1);
+    block_scan_parts<T> r;
+    r.warp_exclusive = warp == 0 ? identity : before;
+    r.exclusive = lane == 0 ? r.warp_exclusive : op(r.warp_exclusive, up);
+    r.warp_total = warp_shfl_idx(inc, warp_threads - 1);
+    r.aggregate = warp_shfl_idx(totals, warps - 1);
+    return r;
   }
 
  private:

@@ -9,7 +9,7 @@
 //     their selection bits; the per-row counts of a lane are packed into one 64-bit word (16 bits
 //     per row), so ONE 64-bit warp shuffle scan ranks all rows at once. Warp counts meet in
 //     shared memory, the tile's global offset comes from the look-back, the selected items are
-//     compacted into shared memory in order and written out with coalesced stores; the last tile
+//     compacted into shared memory in order and written out with aligned 16-byte stores; the last tile
 //     writes the total count to device memory. Reads n items (+ n flags), writes the selected.
 #pragma once
 
@@ -18,6 +18,7 @@
 #include "block_scan.cuh"
 #include "common.cuh"
 #include "policy.cuh"
+#include "store_range.cuh"
 #include "tile_lookback.cuh"
 #include "warp_scan.cuh"
 
@@ -151,7 +152,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
   constexpr int KV = K * V;
   using pack = select_row_packing<V, K>;
   extern __shared__ __align__(16) unsigned char select_smem[];
-  T* staged = reinterpret_cast<T*>(select_smem);  // P::tile items (dynamic: may exceed 48 KiB)
+  T* staged = reinterpret_cast<T*>(select_smem);  // P::tile items + 16 bytes (dynamic: may exceed 48 KiB)
   __shared__ unsigned warp_counts[W];
   __shared__ typename tile_prefix<O, B>::storage lb;
 
@@ -241,8 +242,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
   if (tile == 0) tile_offset = 0;
   if (warp == 0 && tile != 0) stage();
   __syncthreads();
-  T* dst = out + tile_offset;
-  for (unsigned i = threadIdx.x; i < tile_count; i += B) dst[i] = staged[i];
+  store_staged<B>(out + tile_offset, staged, tile_count, threadIdx.x);
   if (tile == gridDim.x - 1 && threadIdx.x == 0)
     *num_selected = static_cast<NumT>(tile_offset + static_cast<O>(tile_count));
 }
@@ -260,7 +260,7 @@ cudaError_t select_fused_with(void* d_temp, std::size_t& temp_bytes, const T* in
   const auto state = tile_state<O>::attach(ptrs[0], tiles);
   if (tiles > 1) GUTF8_PRIM_TRY(state.reset(stream));
   const bool vec_ok = is_aligned(in, vec_bytes<T, P::vec>) && sel.template vector_ok<P::vec>();
-  constexpr std::size_t smem = sizeof(T) * P::tile;
+  constexpr std::size_t smem = sizeof(T) * P::tile + 16;  // store_staged reads 4 bytes past the items
   auto kernel = select_fused_kernel<P, O, T, Sel, NumT>;
   if constexpr (smem + sizeof(unsigned) * (P::threads / warp_threads) + 256 > 48 * 1024)  // + static smem
     GUTF8_PRIM_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));

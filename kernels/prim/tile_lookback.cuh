@@ -34,6 +34,7 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "flagged_sum.cuh"
 #include "warp_scan.cuh"
 
 namespace gutf8::prim::detail {
@@ -48,6 +49,7 @@ struct tile_state;
 // ---- values of at most 4 bytes: one 64-bit word {status:32 | value bits:32} per tile ----
 template <class T>
 struct tile_state<T, true> {
+  using value_type = T;
   unsigned long long* words = nullptr;
   std::size_t num_tiles = 0;
 
@@ -93,6 +95,7 @@ struct tile_state<T, true> {
 template <class T>
 struct tile_state<T, false> {
   static_assert(sizeof(T) % 4 == 0, "wide tile values must be a whole number of 32-bit words");
+  using value_type = T;
   unsigned* status = nullptr;
   T* aggregates = nullptr;
   T* inclusives = nullptr;
@@ -174,6 +177,101 @@ struct tile_state<T, false> {
   }
 };
 
+// ---- one 64-bit word per tile for flagged counts (flagged_sum.cuh), published early ----
+// word = status (bits 62..63) | stop (bit 61) | count (bits 0..60); values are flagged_sum<u64, 61>.
+// Written and read with single relaxed atomics: no release/acquire pairs, no second array.
+// Two ways to publish, which the look-back reads alike:
+//  * stored: the owner stores aggregate | value, later inclusive | value (one thread each);
+//  * counted: each of a tile's Parts parts (e.g. its warps) adds an arrival of 2^62 / Parts and
+//    its count as soon as it knows it; after the last arrival the status bits read "aggregate",
+//    before it "invalid". The owner adds aggregate + its exclusive prefix after a barrier that
+//    follows every part's add, so in the word's order of modifications it comes last: the
+//    status carries to "inclusive", the count becomes prefix + count. Counted values never stop.
+// The words are cleared (zero) before every launch, by a memset or by a kernel before it.
+struct flagged_count_state {
+  using value_type = unsigned long long;
+  using sum = flagged_sum<value_type, 61>;
+  static constexpr value_type aggregate_bits = value_type{tile_status_aggregate} << 62;
+  static constexpr value_type inclusive_bits = value_type{tile_status_inclusive} << 62;
+  static constexpr value_type status_bits = value_type{3} << 62;
+
+  value_type* words = nullptr;
+
+  static std::size_t storage_bytes(std::size_t tiles) { return align_up(tiles * sizeof(value_type), 256); }
+
+  __device__ __forceinline__ ::cuda::atomic_ref<value_type, ::cuda::thread_scope_device> word(unsigned tile) const {
+    return ::cuda::atomic_ref<value_type, ::cuda::thread_scope_device>(words[tile]);
+  }
+  __device__ __forceinline__ unsigned read(unsigned tile, value_type& v) const {
+    const value_type w = word(tile).load(::cuda::memory_order_relaxed);
+    v = w & ~status_bits;
+    return static_cast<unsigned>(w >> 62);
+  }
+  __device__ __forceinline__ void publish_aggregate(unsigned tile, value_type v) const {
+    word(tile).store(aggregate_bits | v, ::cuda::memory_order_relaxed);
+  }
+  __device__ __forceinline__ void publish_inclusive(unsigned tile, value_type v) const {
+    word(tile).store(inclusive_bits | v, ::cuda::memory_order_relaxed);
+  }
+  template <unsigned Parts>
+  __device__ __forceinline__ void add_part(unsigned tile, unsigned count) const {
+    static_assert(Parts >= 1 && Parts <= 8 && (Parts & (Parts - 1)) == 0, "arrivals must sum to the status bit");
+    word(tile).fetch_add(aggregate_bits / Parts + count, ::cuda::memory_order_relaxed);
+  }
+  __device__ __forceinline__ void add_counted_inclusive(unsigned tile, value_type prefix) const {
+    word(tile).fetch_add(aggregate_bits + prefix, ::cuda::memory_order_relaxed);
+  }
+
+  // The look-back's window, all 32 lanes: lane `first` holds the nearest inclusive entry (or the
+  // window's first aggregate); the others aggregates, tile counts below 2^32 (only an inclusive
+  // value can be large): one 32-bit warp sum up to the first stop instead of a 64-bit scan.
+  __device__ __forceinline__ static value_type window_total(value_type v, unsigned first) {
+    const unsigned lane = lane_id();
+    const unsigned stops = __ballot_sync(full_warp_mask, sum::stopped(v)) & (full_warp_mask << first);
+    const unsigned last = stops ? static_cast<unsigned>(__ffs(static_cast<int>(stops))) - 1u : 31u;
+    const unsigned small = (lane > first && lane <= last) ? static_cast<unsigned>(v) : 0u;
+    const unsigned total = __reduce_add_sync(full_warp_mask, small);
+    const unsigned hi = __shfl_sync(full_warp_mask, static_cast<unsigned>(sum::count(v) >> 32), static_cast<int>(first));
+    const unsigned lo = __shfl_sync(full_warp_mask, static_cast<unsigned>(v), static_cast<int>(first));
+    return sum::flag(((value_type{hi} << 32) | lo) + total, stops != 0);
+  }
+};
+
+// The exclusive prefix of `tile` > 0, in every lane of the ONE warp that calls (all 32 lanes):
+// lane i of a window inspects tile base + i, base = tile - 32, tile - 64, ...; the warp re-reads
+// the entries not yet published until the window is whole, then combines it, in tile order, from
+// the nearest inclusive entry (if any) to its end; windows are combined nearest first until one
+// holds an inclusive entry. One window per round trip: more were loads of hot lines that the
+// look-back seldom needed (the codec's encoder and sanitize, bench/results/codec_tuning.md).
+// State: tile_state<T> or any type with value_type and read(tile, v) -> status; one with a static
+// window_total(v, first) combines its windows with it (flagged_count_state).
+template <class State, class Op>
+__device__ __forceinline__ typename State::value_type lookback_exclusive(const State& state, unsigned tile, Op op) {
+  using T = typename State::value_type;
+  const unsigned lane = lane_id();
+  long long base = static_cast<long long>(tile) - warp_threads;
+  T prefix{};
+  bool have = false;
+  for (;;) {
+    const long long pred = base + lane;
+    T v{};
+    // Before tile 0: never the nearest inclusive entry that matters (tile 0 is always inclusive).
+    unsigned st = tile_status_inclusive;
+    if (pred >= 0) st = state.read(static_cast<unsigned>(pred), v);
+    while (__any_sync(full_warp_mask, st == tile_status_invalid))
+      if (st == tile_status_invalid) st = state.read(static_cast<unsigned>(pred), v);  // pred >= 0 here
+    const unsigned incl = __ballot_sync(full_warp_mask, st == tile_status_inclusive);
+    const unsigned first = incl ? 31u - static_cast<unsigned>(__clz(static_cast<int>(incl))) : 0u;
+    T window;
+    if constexpr (requires { State::window_total(v, first); }) window = State::window_total(v, first);
+    else window = warp_shfl_idx(warp_inclusive_scan_from(v, op, first), warp_threads - 1);
+    prefix = have ? op(window, prefix) : window;
+    have = true;
+    if (incl) return prefix;
+    base -= warp_threads;
+  }
+}
+
 // Block-level driver of the look-back. BlockThreads only sizes nothing today but keeps the
 // shape of CUB's prefix-callback types and allows per-block tuning later.
 template <class T, int BlockThreads>
@@ -181,39 +279,6 @@ struct tile_prefix {
   struct storage {
     T exclusive;
   };
-
-  // Warp-wide windowed look-back, called by all 32 lanes of ONE warp for tile > 0. Lane i of a
-  // window inspects tile (base + i), base = tile - 32, tile - 64, ...; the warp spins until the
-  // whole window is published, then combines, in tile order, from the nearest inclusive entry
-  // (if any) up to the window's end. Returns the exclusive prefix of `tile` in every lane.
-  template <class Op>
-  __device__ __forceinline__ static T warp_lookback(const tile_state<T>& state, unsigned tile,
-                                                    const T& filler, Op op) {
-    const unsigned lane = lane_id();
-    long long base = static_cast<long long>(tile) - 32;
-    T prefix = filler;
-    bool have = false;
-    for (;;) {
-      const long long pred = base + lane;
-      unsigned st;
-      T v = filler;
-      do {
-        if (pred >= 0) {
-          st = state.read(static_cast<unsigned>(pred), v);
-        } else {
-          st = tile_status_inclusive;  // before tile 0: never the nearest inclusive entry that
-          v = filler;                  // matters, because tile 0 itself is always inclusive
-        }
-      } while (__any_sync(full_warp_mask, st == tile_status_invalid));
-      const unsigned incl = __ballot_sync(full_warp_mask, st == tile_status_inclusive);
-      const unsigned first = incl ? 31u - static_cast<unsigned>(__clz(static_cast<int>(incl))) : 0u;
-      const T window = warp_shfl_idx(warp_inclusive_scan_from(v, op, first), 31);
-      prefix = have ? op(window, prefix) : window;
-      have = true;
-      if (incl) return prefix;
-      base -= 32;
-    }
-  }
 
   template <class Op>
   __device__ __forceinline__ static T exclusive_prefix(const tile_state<T>& state, unsigned tile,
@@ -224,7 +289,7 @@ struct tile_prefix {
     }
     if (threadIdx.x < warp_threads) {
       if (threadIdx.x == 0) state.publish_aggregate(tile, tile_aggregate);
-      const T prefix = warp_lookback(state, tile, tile_aggregate, op);
+      const T prefix = lookback_exclusive(state, tile, op);
       if (threadIdx.x == 0) {
         state.publish_inclusive(tile, op(prefix, tile_aggregate));
         smem.exclusive = prefix;

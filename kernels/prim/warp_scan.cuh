@@ -3,7 +3,9 @@
 // Usage (all 32 lanes of the warp must call, converged):
 //   using namespace gutf8::prim::detail;
 //   T inc   = warp_inclusive_scan(v, op);      // lane i: v_0 op v_1 op ... op v_i
+//   T head  = warp_inclusive_scan<8>(v, op);   // the same over lanes 0..7 only (others: garbage)
 //   T total = warp_reduce(v, op);              // v_0 op ... op v_31, in EVERY lane
+//   T all   = warp_allreduce(v, op);           // the same for a COMMUTATIVE op, by butterfly
 //   T part  = warp_inclusive_scan_from(v, op, first); // lane i >= first: v_first op ... op v_i
 //   T x     = warp_shfl_idx(v, src_lane);      // broadcast / gather of any trivially copyable T
 //
@@ -60,16 +62,22 @@ __device__ __forceinline__ T warp_shfl_down(const T& v, unsigned delta,
   return shfl_impl::by_words(v, [&](unsigned w) { return __shfl_down_sync(mask, w, delta); });
 }
 template <class T>
+__device__ __forceinline__ T warp_shfl_xor(const T& v, unsigned mask_bits, unsigned mask = full_warp_mask) {
+  return shfl_impl::by_words(v, [&](unsigned w) { return __shfl_xor_sync(mask, w, static_cast<int>(mask_bits)); });
+}
+template <class T>
 __device__ __forceinline__ T warp_shfl_idx(const T& v, unsigned src, unsigned mask = full_warp_mask) {
   return shfl_impl::by_words(v, [&](unsigned w) { return __shfl_sync(mask, w, static_cast<int>(src)); });
 }
 
-// Inclusive scan across the 32 lanes (Kogge-Stone over shuffles, 5 steps).
-template <class T, class Op>
+// Inclusive scan across the first Lanes lanes (Kogge-Stone over shuffles, log2(Lanes) steps);
+// lanes at or past Lanes compute garbage. All 32 lanes must call.
+template <unsigned Lanes = 32, class T, class Op>
 __device__ __forceinline__ T warp_inclusive_scan(T v, Op op) {
+  static_assert(Lanes >= 1 && Lanes <= 32, "a warp has 32 lanes");
   const unsigned lane = lane_id();
 #pragma unroll
-  for (unsigned d = 1; d < 32; d <<= 1) {
+  for (unsigned d = 1; d < Lanes; d <<= 1) {
     const T t = warp_shfl_up(v, d);
     if (lane >= d) v = op(t, v);
   }
@@ -103,6 +111,15 @@ __device__ __forceinline__ T warp_exclusive_scan(T v, Op op, T& total) {
 template <class T, class Op>
 __device__ __forceinline__ T warp_reduce(T v, Op op) {
   return warp_shfl_idx(warp_inclusive_scan(v, op), 31);
+}
+
+// Reduction of the 32 lanes for a commutative op (sum, min, max): a butterfly of 5 xor shuffles
+// leaves the result in every lane without the final broadcast.
+template <class T, class Op>
+__device__ __forceinline__ T warp_allreduce(T v, Op op) {
+#pragma unroll
+  for (unsigned d = 16; d > 0; d >>= 1) v = op(v, warp_shfl_xor(v, d));
+  return v;
 }
 
 }  // namespace gutf8::prim::detail

@@ -40,6 +40,7 @@ struct accum {
   u64 limit;               // n - carry: bytes processed
   u64 written;             // output units (set by the last tile)
   u64 cut;                 // ~0, or where strict output ends if sooner (the decoder's first error)
+  u64 select_end;          // ~0, or the compact encoder's first error (strict: its selection ends there)
   u64 lf_before;           // fixup_kernel: LF units before the first error
   u64 last_lf_before_p1;   // fixup_kernel: 1 + offset of the last of them (0: none)
   u64 errors[summary_slots];

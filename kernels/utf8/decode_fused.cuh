@@ -3,16 +3,16 @@
 //      (replace: every unit start, U+FFFD for error units; drop: well-formed starts; strict: the
 //      well-formed starts before the first error, stop flag in the scan value);
 //   2. rank: block scan of 32-bit flagged counts, then the tile's offset by decoupled look-back
-//      with one packed 64-bit word per tile (lookback.cuh). What bounded CJK and emoji text was a
-//      tile's wait for aggregates its predecessors had not yet published, so each warp adds its
-//      count to the tile's word as soon as it has one (counted_states), before the block scan:
-//      replace and drop their output units, once classified; strict even before it classifies,
-//      as soon as its bytes are transposed: the bytes that do not continue a sequence. That is
-//      the tile's unit count if the text is valid; where it is not, the first tile with an error
-//      still gets the exact prefix (every tile before it is valid) and stops at its error, and
-//      every later tile writes past that end: every valid unit starts at a byte that does not
-//      continue a sequence, so the speculative prefix of a later tile is at least the output
-//      length (accum::cut), and at most n (the output's size);
+//      with one packed 64-bit word per tile (kernels/prim: flagged_count_state). What bounded CJK
+//      and emoji text was a tile's wait for aggregates its predecessors had not yet published, so
+//      each warp adds its count to the tile's word as soon as it has one (counted publication),
+//      before the block scan: replace and drop their output units, once classified; strict even
+//      before it classifies, as soon as its bytes are transposed: the bytes that do not continue a
+//      sequence. That is the tile's unit count if the text is valid; where it is not, the first
+//      tile with an error still gets the exact prefix (every tile before it is valid) and stops at
+//      its error, and every later tile writes past that end: every valid unit starts at a byte
+//      that does not continue a sequence, so the speculative prefix of a later tile is at least
+//      the output length (accum::cut), and at most n (the output's size);
 //   3. while warp 0 looks back (strict: before its own share, look_back_first), each warp
 //      prepares its output at warp-local slots, in one of two
 //      ways chosen per warp by how many units a lane must decode one by one:
@@ -24,11 +24,8 @@
 //        whatever its bytes hold, the shared-memory reads of neighbouring slots hit distinct
 //        banks, the stores coalesce.
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
-//   4. a block takes one tile (decoder::fused), or two with one look-back, the second tile's
-//      bytes loaded again after the first tile's write-out (decoder::fused_paired; aggregates
-//      published after the block scan, stored_states): two paid while the wait for unpublished
-//      aggregates bounded CJK and emoji text; with the counts published early one is faster on
-//      every text (bench/results/codec_tuning.md, session 13).
+// One tile a block: two tiles with one look-back paid only while aggregates were published late
+// (bench/results/codec_tuning.md, session 13).
 #pragma once
 
 #include "utf8/tile_rank.cuh"
@@ -115,37 +112,34 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
   for (; j < count; j += 32) dst[j] = decode_unit(slots[j]);
 }
 
-// Which bytes start units of the output, their block scan, the tile's error / LF statistics
-// (off: the tile's byte offset in the block's summary) and its published aggregate.
+// Which bytes start units of the output, their block scan and the tile's error / LF statistics.
+// Each warp adds its output units to the tile's counted word before the block scan (strict: its
+// lead bytes, already added by publish_lead_counts).
 struct decode_front {
   tile_scan s;
   u64 agg;
   u32 outb;
 };
-// Counted: each warp adds its output units to the tile's counted word before the block scan
-// (strict: its lead bytes, already added by publish_lead_counts); otherwise thread 0 stores the
-// tile's aggregate after it.
-template <error_policy P, bool Counted>
-__device__ __forceinline__ decode_front front_of(const lane_class<false>& L, u32 off, utf8_tile_shared& sh,
-                                                 u64* states, u32 tile) {
+template <error_policy P>
+__device__ __forceinline__ decode_front front_of(const lane_class<false>& L, utf8_tile_shared& sh, rank_state states,
+                                                 u32 tile) {
   const u32 err = L.start & ~L.wf;
   decode_front f;
   f.outb = output_starts<P>(L.start, L.wf);
   const u32 units = static_cast<u32>(popc(f.outb));
-  if (Counted && P != error_policy::strict) counted_states::add_warp(states, tile, units);
+  if (P != error_policy::strict) add_warp_count(states, tile, units);
   f.s = block_scan_flag(stop_flagged<P>(units, err), sh.rank.wt);
-  add_lane_stats(sh.rank.ts, err, L.lf, off);
-  f.agg = Counted ? widen_flagged(f.s.agg) : publish_tile_aggregate(states, tile, f.s);
+  add_lane_stats(sh.rank.ts, err, L.lf);
+  f.agg = widen(f.s.aggregate);
   return f;
 }
 
 // classify_tile's hook for strict decoding, one tile a block: each warp adds its lanes' lead-byte
-// counts to the tile's counted word (counted_states). The word's address is formed here, from the
-// kernel parameter and the block index: held from the kernel's start, it spilled under 40
-// registers.
+// counts to the tile's counted word. The word's address is formed here, from the kernel parameter
+// and the block index: held from the kernel's start, it spilled under 40 registers.
 struct publish_lead_counts {
-  u64* states;
-  __device__ void operator()(u32 units) const { counted_states::add_warp(states, blockIdx.x, units); }
+  rank_state states;
+  __device__ void operator()(u32 units) const { add_warp_count(states, blockIdx.x, units); }
 };
 
 // Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
@@ -154,12 +148,12 @@ struct publish_lead_counts {
 template <error_policy P, bool Vec>
 __device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
                                              const tile_scan& s, u32 outb, u32* st) {
-  const bool live = !(s.excl & stop32);
-  const u32 k = s.excl - s.wexcl;  // the lane's first slot
+  const bool live = !(s.exclusive & stop32);
+  const u32 k = s.exclusive - s.warp_exclusive;  // the lane's first slot
   const u32 asc = outb & ~L.hi;
   u32 bulk = asc & (asc >> 1) & (asc >> 2) & (asc >> 3) & 0x11111111u;  // words of 4 ASCII units
   u32 rest = outb & ~(bulk * 0xFu);
-  const bool balanced = !L.warp_ascii && (s.wtotal & ~stop32) < balance_below &&
+  const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   // Replace: only a warp with error units pays for flagging them.
   const bool flagged = P == error_policy::replace && balanced && __any_sync(full_mask, live && (outb & ~L.wf));
@@ -244,83 +238,35 @@ __device__ __forceinline__ void write_output(bool balanced, const u32* st, u64 f
 template <error_policy P>
 inline constexpr bool look_back_first = P == error_policy::strict;
 
-// One block, one tile (tile = blockIdx.x): counted states.
+// One block, one tile (tile = blockIdx.x).
 template <error_policy P, bool Vec>
-__device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, u64* states,
-                                                u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
+__device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, rank_state states,
+                                            u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
   const u64 base = u64{tile} * tile_bytes;
   lane_class<false> L;
   if constexpr (P == error_policy::strict) begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L, publish_lead_counts{states});
   else begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
-  const decode_front f = front_of<P, true>(L, 0, sh, states, tile);
+  const decode_front f = front_of<P>(L, sh, states, tile);
   const auto look_back = [&] {
-    if (threadIdx.x < 32) look_back_block<counted_states>(threadIdx.x & 31u, f.agg, false, 0, sh.rank, states, tile);
+    if (threadIdx.x < 32) look_back_block<true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile);
   };
   if constexpr (look_back_first<P>) look_back();
   const bool balanced = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
   if constexpr (!look_back_first<P>) look_back();
-  const u64 prefix = settle_block<1, counted_states>(f.agg, false, 0, sh.rank, tile, last_tile, acc, base);
-  if (!(f.s.wexcl & stop32)) write_output(balanced, st, prefix + f.s.wexcl, f.s.wtotal & ~stop32, out);
-}
-
-// One block, two consecutive tiles A and B, one look-back: it stages A, classifies and scans B
-// (publishing B's aggregate), and only then looks back for A, whose predecessors have had that
-// time to publish their prefixes; B's prefix is A's plus A's aggregate. B's bytes are loaded
-// again (L1 / L2) to stage it after A's output is written, rather than held in registers across
-// the look-back (40 registers). has_b: B lies in the chunk.
-template <error_policy P, bool Vec>
-__device__ __forceinline__ void decode_two_tiles(const u8* in, u64 n, u32* out, accum* acc, u64* states,
-                                                 u32 last_tile, u32 ta, bool has_b, utf8_tile_shared& sh,
-                                                 u32* st) {
-  const u32 lane = threadIdx.x & 31u;
-  const u64 base = u64{ta} * tile_bytes;
-  lane_class<false> L;
-  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
-  if (threadIdx.x == 0 && Vec && has_b) prefetch_ahead(in, n, base + tile_bytes, tile_bytes);
-  const decode_front fa = front_of<P, false>(L, 0, sh, states, ta);
-  const bool bal_a = stage_output<P, Vec>(in, n, base, L, fa.s, fa.outb, st);
-
-  decode_front fb{};
-  if (has_b) {
-    classify_tile<Vec, false>(in, n, base + tile_bytes, acc->limit, sh.link, L);
-    fb = front_of<P, false>(L, tile_bytes, sh, states, ta + 1);
-  }
-
-  const u64 pre_a = rank_block(lane, fa.agg, has_b, fb.agg, sh.rank, states, ta, last_tile, acc, base);
-  const u64 pre_b = lb_combine(pre_a, fa.agg);
-
-  if (!(pre_a & lb_stop) && !(fa.s.wexcl & stop32))
-    write_output(bal_a, st, (pre_a & lb_count) + fa.s.wexcl, fa.s.wtotal & ~stop32, out);
-  if (!has_b || (pre_b & lb_stop) || (fb.s.wexcl & stop32)) return;
-  {  // B's bytes again
-    const u64 pos = base + tile_bytes + u64{threadIdx.x} * lane_bytes;
-    const bool full = base + 2 * tile_bytes + 4 <= n;
-    load_lane(in, n, pos, Vec && full, L.x);
-    L.nx = __shfl_down_sync(full_mask, L.x[0], 1);
-    if (lane == 31) L.nx = load_word_at(in, n, pos, lane_bytes / 4, Vec && full, aligned4(in));
-  }
-  __syncwarp();
-  const bool bal_b = stage_output<P, Vec>(in, n, base + tile_bytes, L, fb.s, fb.outb, st);
-  write_output(bal_b, st, (pre_b & lb_count) + fb.s.wexcl, fb.s.wtotal & ~stop32, out);
+  const u64 prefix = settle_block<1, true>(f.agg, sh.rank, tile, last_tile, acc, base);
+  if (!(f.s.warp_exclusive & stop32))
+    write_output(balanced, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
 }
 
 // 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's
 // bytes: the staging path reads a lane's bytes from its registers or, for single units, from the
-// input again, which its loads have just brought into L1). One tile a block, or two (paired,
-// a grid of half as many blocks): the two bodies are separate branches, each compiled as if alone
-// (one body with the count as a variable cost the one-tile schedule 3 % on ASCII text).
+// input again, which its loads have just brought into L1).
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads, 6)
-    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, u64* states, u32 last_tile, bool paired) {
+    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, rank_state states, u32 last_tile) {
   __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
   __shared__ utf8_tile_shared sh;
-  u32* st = st_sh[threadIdx.x >> 5];
-  if (paired) {
-    const u32 ta = 2 * blockIdx.x;
-    decode_two_tiles<P, Vec>(in, n, out, acc, states, last_tile, ta, ta < last_tile, sh, st);
-  } else {
-    decode_one_tile<P, Vec>(in, n, out, acc, states, last_tile, blockIdx.x, sh, st);
-  }
+  decode_one_tile<P, Vec>(in, n, out, acc, states, last_tile, blockIdx.x, sh, st_sh[threadIdx.x >> 5]);
 }
 
 }  // namespace gutf8::kern

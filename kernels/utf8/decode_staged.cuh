@@ -19,7 +19,7 @@ inline constexpr u32 staged_stage_bytes = 4 * warp_bytes + 32;
 
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads)
-    staged_scatter_kernel(const u8* in, u64 n, u8* expansion, accum* acc, u64* states, u32 last_tile) {
+    staged_scatter_kernel(const u8* in, u64 n, u8* expansion, accum* acc, rank_state states, u32 last_tile) {
   __shared__ __align__(16) u8 st_sh[tile_warps][staged_stage_bytes];
   __shared__ utf8_tile_shared sh;
 
@@ -41,8 +41,8 @@ __global__ void __launch_bounds__(tile_threads)
   const u64 agg = publish_tile_aggregate(states, tile, s);
 
   u8* st = st_sh[warp];
-  if (!(s.excl & stop32)) {  // scatter at warp-local offsets while warp 0 looks back
-    u32 k = s.excl - s.wexcl;
+  if (!(s.exclusive & stop32)) {  // scatter at warp-local offsets while warp 0 looks back
+    u32 k = s.exclusive - s.warp_exclusive;
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       const u8 b = static_cast<u8>(L.x[i / 4] >> (8 * (i % 4)));

@@ -3,10 +3,10 @@
 // error unit (index `full`). Offsets in the summary are byte offsets of the UTF-32 input.
 // Fused: tiles of 256 threads x 24 elements (96 input bytes per thread); compact: 8 per thread.
 //   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back
-//     (tile.cuh / lookback.cuh); each warp stages its bytes in shared memory a word at a time
+//     (tile.cuh, kernels/prim); each warp stages its bytes in shared memory a word at a time
 //     (word_appender, the UTF-8 forms from a shared table) while warp 0 looks back, then writes
 //     them with aligned 16-byte stores.
-//   * encode_expand_kernel + compact_bytes_kernel: every element writes 4 bytes padded with 0xFF
+//   * encode_expand_kernel + kernels/prim's select: every element writes 4 bytes padded with 0xFF
 //     (a byte UTF-8 never contains), then a stream compaction removes the padding.
 #pragma once
 
@@ -149,7 +149,7 @@ __device__ __forceinline__ void append_encoded(const encode_view<E>& ev, u32 kee
 // session 9).
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(block_threads, 6)
-    encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, u64* states,
+    encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, rank_state states,
                         u32 last_tile) {
   constexpr int E = encode_elems;
   __shared__ __align__(16) u8 st_sh[tile_warps][encode_stage_bytes];
@@ -188,8 +188,8 @@ __global__ void __launch_bounds__(block_threads, 6)
 
   // Stage the bytes at warp-local offsets (before the look-back: its latency overlaps this work).
   u8* st = st_sh[warp];
-  const bool live = !(s.excl & stop32);
-  const u32 k = s.excl - s.wexcl;
+  const bool live = !(s.exclusive & stop32);
+  const u32 k = s.exclusive - s.warp_exclusive;
   if (warp_ascii) {
     if (live) {
 #pragma unroll
@@ -239,71 +239,30 @@ __global__ void __launch_bounds__(block_threads)
   __syncthreads();  // the cleared summary
   encode_stats(ev, 4 * t_off, ts);
   __syncthreads();
-  if (threadIdx.x == 0) ts.flush(acc, 4 * e_base, tile);
+  if (threadIdx.x == 0) {
+    ts.flush(acc, 4 * e_base, tile);
+    if (P == error_policy::strict && ts.first != ~0u)
+      atomicMin(reinterpret_cast<unsigned long long*>(&acc->select_end), 4 * e_base + ts.first);
+  }
 }
 
-// Compact encoder, pass 2: copies the non-0xFF bytes of padded[0 .. 4*elems) in order (strict:
-// only those before the first error's slot). Tiles of 256 threads x 32 padded bytes.
-template <error_policy P>
-__global__ void __launch_bounds__(block_threads)
-    compact_bytes_kernel(const uint4* padded, u8* out, accum* acc, u64* states, u32 last_tile) {
-  constexpr u32 tile_padded = block_threads * 32;
-  __shared__ __align__(16) u8 st_sh[tile_warps][32 * 32 + 32];
-  __shared__ u32 wt_sh[tile_warps];
-  __shared__ u64 prefix_sh;
-  __shared__ u64 stop_sh;
-  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
-  const u64 base = u64{tile} * tile_padded;
-  const u32 off0 = threadIdx.x * 32;
+// Compact encoder, pass 2 (kernels/prim's select): the padded bytes that are not 0xFF, before the
+// first error under strict (select_end, recorded by pass 1).
+struct padded_byte_selector {
+  static constexpr bool reads_flags = false;
+  const u64* end;  // accum::select_end
 
-  u64 stop = ~u64{0};  // padded byte offset where strict output ends (= element offset in bytes)
-  if constexpr (P == error_policy::strict) {
-    if (threadIdx.x < 32) {
-      const u64 f = first_error_of(acc);
-      if (threadIdx.x == 0) stop_sh = f;
-    }
-    __syncthreads();
-    stop = stop_sh;
-  }
-  const u64 q = (base + off0) / 16;
-  const uint4 a = padded[q], b = padded[q + 1];
-  const u32 w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-  u32 keep = 0;
+  template <int V>
+  __device__ __forceinline__ void select_vec(std::size_t i, const u8 (&x)[V], bool (&s)[V]) const {
+    const u64 e = *end;
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const u32 x = ~w[k];  // 0xFF bytes -> 0
-    const u32 nz = (((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & lane_hi;
-    keep |= lanes_to_bits(nz) << (4 * k);
+    for (int j = 0; j < V; ++j) s[j] = x[j] != 0xFFu && i + j < e;
   }
-  if constexpr (P == error_policy::strict) {
-    const u64 p0 = base + off0;
-    keep &= stop <= p0 ? 0u : stop - p0 >= 32 ? ~0u : (1u << (stop - p0)) - 1;
+  __device__ __forceinline__ bool select_one(std::size_t i, const u8& x) const { return x != 0xFFu && i < *end; }
+  template <int V>
+  bool vector_ok() const {
+    return true;
   }
-  const tile_scan s = block_scan_flag(static_cast<u32>(popc(keep)), wt_sh);
-  const u64 agg = s.agg;
-  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
-  u8* st = st_sh[warp];
-  {
-    u32 k = s.excl - s.wexcl;
-#pragma unroll
-    for (int i = 0; i < 32; ++i)
-      if ((keep >> i) & 1u) st[k++] = static_cast<u8>(w[i / 4] >> (8 * (i % 4)));
-  }
-  if (warp == 0) {
-    u64 pre = 0;
-    if (tile != 0) {
-      pre = lookback_prefix(states, tile);
-      if (lane == 0) lb_store(states + tile, lb_inclusive | (pre + agg));
-    }
-    if (lane == 0) prefix_sh = pre;
-  }
-  __syncthreads();
-  const u64 prefix = prefix_sh;
-  if (threadIdx.x == 0 && tile == last_tile) acc->written = prefix + agg;
-  const u32 wcnt = s.wtotal;
-  const u64 gb = prefix + s.wexcl;
-  const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + gb) & 15u;
-  write_staged_bytes(st, s0, wcnt, out + (gb - s0));
-}
+};
 
 }  // namespace gutf8::kern

@@ -15,7 +15,7 @@ inline constexpr u32 sanitize_stage_bytes = 3 * warp_bytes + 32;
 
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads)
-    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, u64* states, u32 last_tile) {
+    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, rank_state states, u32 last_tile) {
   __shared__ __align__(16) u32 in_sh[shared_tile_words];
   __shared__ __align__(16) u8 st_sh[tile_warps][sanitize_stage_bytes];
   __shared__ utf8_tile_shared sh;
@@ -35,13 +35,13 @@ __global__ void __launch_bounds__(tile_threads)
   add_lane_stats(sh.rank.ts, err, L.lf);
   const u64 agg = publish_tile_aggregate(states, tile, s);
 
-  const bool stopped = (s.excl & stop32) != 0;
+  const bool stopped = (s.exclusive & stop32) != 0;
   // Verbatim: the lane outputs all its bytes (strict: all before its first error, and nothing
   // after it; limit: all below it), so the warp's output is a prefix of its input.
   const bool verbatim = __all_sync(full_mask, stopped || (repl == 0 && copy == (L.inr & keep)));
   u8* st = st_sh[warp];
   if (!verbatim && !stopped) {  // stage at warp-local offsets while warp 0 looks back
-    u32 k = s.excl - s.wexcl;
+    u32 k = s.exclusive - s.warp_exclusive;
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       const u8 b = static_cast<u8>(L.x[i / 4] >> (8 * (i % 4)));

@@ -4,6 +4,7 @@
 // here, so the work kernels only need commutative per-tile atomics.
 #pragma once
 
+#include "prim/warp_scan.cuh"
 #include "utf8/common.cuh"
 
 namespace gutf8::kern {
@@ -28,32 +29,22 @@ static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_l
     acc->limit = chunk_limit(kind, in, n, is_last);
     acc->written = 0;
     acc->cut = ~u64{0};
+    acc->select_end = ~u64{0};
     acc->lf_before = 0;
     acc->last_lf_before_p1 = 0;
     acc->done = 0;
   }
 }
 
+// Warp-wide min / max / sum of 64-bit values, in every lane (kernels/prim's butterfly).
 __device__ __forceinline__ u64 warp_min64(u64 v) {
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {
-    const u64 o = __shfl_xor_sync(0xFFFFFFFFu, v, d);
-    v = o < v ? o : v;
-  }
-  return v;
+  return prim::detail::warp_allreduce(v, [](u64 a, u64 b) { return b < a ? b : a; });
 }
 __device__ __forceinline__ u64 warp_max64(u64 v) {
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) {
-    const u64 o = __shfl_xor_sync(0xFFFFFFFFu, v, d);
-    v = o > v ? o : v;
-  }
-  return v;
+  return prim::detail::warp_allreduce(v, [](u64 a, u64 b) { return b > a ? b : a; });
 }
 __device__ __forceinline__ u64 warp_sum64(u64 v) {
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, d);
-  return v;
+  return prim::detail::warp_allreduce(v, [](u64 a, u64 b) { return a + b; });
 }
 
 // The first error over all slots (one warp, all lanes get it).

@@ -4,14 +4,19 @@
 //   classify_tile    loads a lane's bytes, classifies them with bit planes (planes.cuh) and
 //                    passes the links between lanes (shuffles) and warps (shared memory, one
 //                    __syncthreads); a warp whose bytes are all ASCII skips the planes.
-//   block_scan_flag  exclusive scan of 32-bit flagged counts (bit 31 = stop) over the tile.
+//   block_scan_flag  exclusive scan of 32-bit flagged counts (bit 31 = stop) over the tile, by
+//                    kernels/prim's block scan with its warp parts and flagged sums.
 //   write_staged_*   a warp's output range, staged in shared memory, written with 16-byte stores
-//                    aligned to the destination (scalar stores for the partial groups at the ends).
+//                    aligned to the destination (scalar stores for the partial groups at the ends;
+//                    kernels/prim/store_range.cuh).
 #pragma once
 
+#include "prim/block_scan.cuh"
+#include "prim/flagged_sum.cuh"
+#include "prim/store_range.cuh"
 #include "utf8/common.cuh"
-#include "utf8/lookback.cuh"
 #include "utf8/planes.cuh"
+#include "utf8/tile_shape.cuh"
 
 namespace gutf8::kern {
 
@@ -138,101 +143,31 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
 }
 
 // --------------------------------------------------------------------- scan ----
-// Inclusive flagged scan over the first `Lanes` lanes (all 32 compute; lanes past Lanes hold
-// garbage). Plain sums while no lane of the warp has stopped: flag_combine costs three ALU
-// instructions a step to the sum's one, and the codec kernels are ALU-bound on multibyte text.
-// The two scans are separate branches: one loop choosing the combine at each step spilled 8 bytes
-// in the decoder.
-template <u32 Lanes, class Combine>
-__device__ __forceinline__ u32 warp_incl_scan(u32 v, Combine combine) {
-  const u32 lane = threadIdx.x & 31u;
-#pragma unroll
-  for (u32 d = 1; d < Lanes; d <<= 1) {
-    const u32 t = __shfl_up_sync(full_mask, v, d);
-    if (lane >= d) v = combine(t, v);
-  }
-  return v;
-}
-template <u32 Lanes = 32>
-__device__ __forceinline__ u32 warp_incl_flag(u32 v) {
-  if (__any_sync(full_mask, v & stop32)) return warp_incl_scan<Lanes>(v, flag_combine);
-  return warp_incl_scan<Lanes>(v, [](u32 a, u32 b) { return a + b; });
-}
+// A thread's output count in its tile; bit 31 = stop (strict: an error before or in it).
+using tile_count = prim::detail::flagged_sum<u32>;
+inline constexpr u32 stop32 = tile_count::stop;
+using tile_block_scan = prim::detail::block_scan<u32, tile_threads>;
+using tile_scan = prim::detail::block_scan_parts<u32>;
 
-struct tile_scan {
-  u32 excl;    // the thread's exclusive prefix in the tile (stop | count)
-  u32 wexcl;   // the warp's (= its lane 0's)
-  u32 wtotal;  // the warp's values combined
-  u32 agg;     // the tile's
-};
-
-// All threads; wt = tile_warps words of shared memory. One __syncthreads. Every warp scans the
-// warp totals across its first tile_warps lanes (three shuffle steps) rather than each thread
-// walking all eight.
-__device__ __forceinline__ tile_scan block_scan_flag(u32 v, u32* wt) {
-  const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  const u32 incl = warp_incl_flag(v);
-  if (lane == 31) wt[warp] = incl;
-  __syncthreads();
-  const u32 totals = warp_incl_flag<tile_warps>(lane < static_cast<u32>(tile_warps) ? wt[lane] : 0u);
-  const u32 before = __shfl_sync(full_mask, totals, (warp + 31u) & 31u);
-  const u32 pre = warp == 0 ? 0u : before;
-  const u32 up = __shfl_up_sync(full_mask, incl, 1);
-  tile_scan r;
-  r.excl = lane == 0 ? pre : flag_combine(pre, up);
-  r.wexcl = pre;
-  r.wtotal = __shfl_sync(full_mask, incl, 31);
-  r.agg = __shfl_sync(full_mask, totals, tile_warps - 1);
-  return r;
+// All threads; one __syncthreads.
+__device__ __forceinline__ tile_scan block_scan_flag(u32 v, tile_block_scan::storage& warp_totals) {
+  return tile_block_scan(warp_totals).exclusive_parts<prim::detail::flagged_warp_scan>(v, 0u, tile_count{});
 }
 
 // ------------------------------------------------------------------ write-out ----
-// A 16-byte store to 16-byte aligned global memory. Written out because a uint4 assignment through
-// a cast pointer was split into four 32-bit stores where the loop also has a scalar branch (LLVM
-// merges the two and loses the alignment; seen in decode_fused's SASS: 4x the store instructions).
-// No "memory" clobber: the kernels never read what they store here, so shared-memory loads may
-// still be scheduled across it.
-__device__ __forceinline__ void store16(void* p, uint4 v) {
-  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
-}
+// A warp's output range, staged in shared memory, written with kernels/prim's aligned 16-byte
+// stores (store_range.cuh).
 
 // Staging of 32-bit units: slot s lives at s + s/32 (lanes writing 32 consecutive slots each hit
 // distinct banks).
 __device__ __forceinline__ u32 stage_slot(u32 s) { return s + (s >> 5); }
 inline constexpr u32 stage_u32_words = 1024 + 32 + 8;
 
-// One warp writes dst[s0 .. s0 + cnt) (dst 16-byte aligned, T = u8 or u32): the at most 15 bytes
-// or 3 units before and after the whole 16-byte groups with one scalar store per lane, one(i)
-// giving range element i, then the groups with one store16 each, group(i) giving the values of
-// range elements i, i + 1, ... The edges stay out of the group loop: in it
-// they made every lane run both branches in the iterations that hold them (the encoder's SASS:
-// 78 instructions per edge beside 27 per group).
-template <class T, class Group, class One>
-__device__ __forceinline__ void write_warp_range(T* dst, u32 s0, u32 cnt, Group group, One one) {
-  constexpr u32 per = 16 / sizeof(T);
-  const u32 lane = threadIdx.x & 31u, end = s0 + cnt;
-  const u32 g_lo = (s0 + per - 1) / per, g_hi = end / per;
-  const u32 head_end = min(per * g_lo, end), tail_start = max(per * g_hi, head_end);
-  if (lane < per) {
-    if (s0 + lane < head_end) dst[s0 + lane] = one(lane);
-    if (tail_start + lane < end) dst[tail_start + lane] = one(tail_start + lane - s0);
-  }
-  // Not unrolled: unrolling kept several groups of loads in flight for little gain and cost the
-  // encoder 8 registers (40 -> 48, one block per SM fewer).
-#pragma unroll 1
-  for (u32 g = g_lo + lane; g < g_hi; g += 32) store16(dst + per * g, group(per * g - s0));
-}
-
-// 4 bytes at byte offset b of a linear word array (the word after b's word must be readable).
-__device__ __forceinline__ u32 read4(const u32* w, u32 b) {
-  return funnel_r(w[b >> 2], w[(b >> 2) + 1], 8 * b);  // the funnel shift takes the amount mod 32
-}
-
 // One warp: global units [gb, gb + cnt) are staged at slots 0 .. cnt-1 (stage_slot layout);
 // dst = out + gb - s0 is 16-byte aligned (s0 = dst word address of gb, mod 4).
 __device__ __forceinline__ void write_staged_u32(const u32* st, u32 s0, u32 cnt, u32* dst) {
-  write_warp_range(
-      dst, s0, cnt,
+  prim::detail::store_range<32>(
+      dst, s0, cnt, threadIdx.x & 31u,
       [&](u32 j) {
         return make_uint4(st[stage_slot(j)], st[stage_slot(j + 1)], st[stage_slot(j + 2)], st[stage_slot(j + 3)]);
       },
@@ -241,9 +176,9 @@ __device__ __forceinline__ void write_staged_u32(const u32* st, u32 s0, u32 cnt,
 
 // One warp: bytes [0, cnt) of the word array w (4 readable bytes after them) to dst[s0 ..).
 __device__ __forceinline__ void write_bytes_from(const u32* w, u32 s0, u32 cnt, u8* dst) {
-  write_warp_range(
-      dst, s0, cnt, [&](u32 b) { return make_uint4(read4(w, b), read4(w, b + 4), read4(w, b + 8), read4(w, b + 12)); },
-      [&](u32 b) { return static_cast<u8>(read4(w, b)); });
+  prim::detail::store_range<32>(
+      dst, s0, cnt, threadIdx.x & 31u, [&](u32 b) { return prim::detail::read16(w, b); },
+      [&](u32 b) { return static_cast<u8>(prim::detail::read4(w, b)); });
 }
 
 // One warp: global bytes [gb, gb + cnt) are staged at st[0 .. cnt) (16-byte aligned, 4 readable

@@ -4,25 +4,33 @@
 //
 //   begin_utf8_tile         thread 0 clears the summary and asks L2 for the input 2 MiB ahead
 //                           (common.cuh: prefetch_ahead); all threads classify the tile (tile.cuh)
-//   share_tile_bytes        (decode_fused, sanitize) the bytes, for warps that copy them through
+//   share_tile_bytes        (sanitize) the bytes, for warps that copy them through
 //   block_scan_flag         (tile.cuh) of the thread's output count, stop_flagged
 //   add_lane_stats          the thread's errors and LFs into the tile summary
 //   publish_tile_aggregate  the tile's total, before the kernel stages its output, so that the
-//                           successors' look-backs need not wait for that work
+//                           successors' look-backs need not wait for that work (or, counted:
+//                           each warp adds its count as soon as it knows it, add_warp_count)
 //   place_warp_output       after the staging (the look-back's latency overlaps it): warp 0 looks
-//                           back, one barrier, thread 0 flushes the summary; the warp's range
-//                           (rank_block is that without the range, also for a block of two tiles;
+//                           back (kernels/prim's decoupled look-back over one 64-bit word per
+//                           tile, prim::flagged_count_state), one barrier, thread 0 flushes the
+//                           summary; the warp's range (rank_block is that without the range;
 //                           look_back_block and settle_block its two halves)
 #pragma once
 
-#include <type_traits>
-
+#include "prim/tile_lookback.cuh"
 #include "utf8/tile.cuh"
 
 namespace gutf8::kern {
 
+// The look-back's word per tile and its 64-bit flagged values (stop = bit 61).
+using rank_state = prim::detail::flagged_count_state;
+using grid_count = rank_state::sum;
+__device__ __forceinline__ u64 widen(u32 tile_value) {
+  return prim::detail::widen_flagged<grid_count, tile_count>(tile_value);
+}
+
 struct tile_rank_shared {
-  u32 wt[tile_warps];  // block_scan_flag's warp totals
+  tile_block_scan::storage wt;  // block_scan_flag's warp totals
   u64 prefix;          // the tile's exclusive prefix, from warp 0
   tile_summary ts;
 };
@@ -69,10 +77,21 @@ __device__ __forceinline__ void add_lane_stats(tile_summary& ts, u32 err, u32 lf
 
 // Returns the tile's total (stop | count). Tile 0's is already inclusive: the look-back of its
 // successors ends there.
-__device__ __forceinline__ u64 publish_tile_aggregate(u64* states, u32 tile, const tile_scan& s) {
-  const u64 agg = widen_flagged(s.agg);
-  if (threadIdx.x == 0) lb_store(states + tile, (tile == 0 ? lb_inclusive : lb_aggregate) | agg);
+__device__ __forceinline__ u64 publish_tile_aggregate(rank_state states, u32 tile, const tile_scan& s) {
+  const u64 agg = widen(s.aggregate);
+  if (threadIdx.x == 0) {
+    if (tile == 0) states.publish_inclusive(tile, agg);
+    else states.publish_aggregate(tile, agg);
+  }
   return agg;
+}
+
+// Counted publication, all lanes of a warp: the warp's share of the tile's word, the sum of the
+// lanes' counts. The word's address is formed after the reduction: formed before, it stayed live
+// across it and cost the replace decoder an 8-byte spill under 40 registers.
+__device__ __forceinline__ void add_warp_count(rank_state states, u32 tile, u32 lane_count) {
+  const u32 count = __reduce_add_sync(full_mask, lane_count);
+  if ((threadIdx.x & 31u) == 0) states.add_part<tile_warps>(tile, count);
 }
 
 // The warp's output units in the grid: [first, first + count); nothing when stopped (strict: an
@@ -83,44 +102,39 @@ struct warp_output {
   bool stopped;
 };
 
-// Warp 0 of the block (the caller's test), after the tile's aggregate is published: looks back
-// for the exclusive prefix of the block's first tile, publishes its inclusive prefix and, when the
-// block holds the next tile too (has_next; the decoder's two-tile schedule, stored states only),
-// that one's from next_agg; the prefix goes to sh.prefix for settle_block. agg: the tile's scanned
-// total (stop | count). lane = threadIdx.x & 31.
-template <class States = stored_states>
-__device__ __forceinline__ void look_back_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
-                                                u64* states, u32 tile) {
-  constexpr bool counted = std::is_same_v<States, counted_states>;
+// Warp 0 of the block (the caller's test), after the tile's aggregate is published (stored or
+// counted): looks back for the tile's exclusive prefix, publishes its inclusive prefix and leaves
+// the prefix in sh.prefix for settle_block. agg: the tile's scanned total (stop | count).
+// lane = threadIdx.x & 31.
+template <bool Counted = false>
+__device__ __forceinline__ void look_back_block(u32 lane, u64 agg, tile_rank_shared& sh, rank_state states,
+                                                u32 tile) {
   u64 pre = 0;
-  if (tile != 0) pre = lookback_prefix(states, tile);
-  if (lane == 0 && (tile != 0 || counted)) States::publish_inclusive(states + tile, pre, agg);
+  if (tile != 0) pre = prim::detail::lookback_exclusive(states, tile, grid_count{});
   if (lane == 0) {
-    if (has_next) lb_store(states + tile + 1, lb_inclusive | lb_combine(lb_combine(pre, agg), next_agg));
+    if (Counted) states.add_counted_inclusive(tile, pre);
+    else if (tile != 0) states.publish_inclusive(tile, grid_count{}(pre, agg));
     sh.prefix = pre;
   }
 }
 
 // All threads, after look_back_block and every add to the summary: one barrier; thread 0 flushes
-// the summary (summary_base: the first tile's first input byte, the summary's offsets being
-// relative to it) and, where the block holds the last tile, records the output length in written
-// units of CountsPerUnit scanned counts. Counted states (the decoder's one-tile schedule) never
-// stop: the strict decoder's counts are speculative, so a tile that stops also offers its end as
-// the output length (accum::cut). Returns the prefix.
-template <u32 CountsPerUnit = 1, class States = stored_states>
-__device__ __forceinline__ u64 settle_block(u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh, u32 tile,
-                                            u32 last_tile, accum* acc, u64 summary_base) {
-  constexpr bool counted = std::is_same_v<States, counted_states>;
+// the summary (summary_base: the tile's first input byte, the summary's offsets being relative to
+// it) and, where the block holds the last tile, records the output length in written units of
+// CountsPerUnit scanned counts. Counted states (the decoder) never stop: the strict decoder's
+// counts are speculative, so a tile that stops also offers its end as the output length
+// (accum::cut). Returns the prefix.
+template <u32 CountsPerUnit = 1, bool Counted = false>
+__device__ __forceinline__ u64 settle_block(u64 agg, tile_rank_shared& sh, u32 tile, u32 last_tile, accum* acc,
+                                            u64 summary_base) {
   __syncthreads();
   const u64 prefix = sh.prefix;
   if (threadIdx.x == 0) {
     sh.ts.flush(acc, summary_base, tile);
-    const u64 after = lb_combine(prefix, agg);
-    if (tile == last_tile) acc->written = (after & lb_count) / CountsPerUnit;
-    if (has_next && tile + 1 == last_tile)
-      acc->written = (lb_combine(after, next_agg) & lb_count) / CountsPerUnit;
-    if (counted && (agg & lb_stop))
-      atomicMin(reinterpret_cast<unsigned long long*>(&acc->cut), (after & lb_count) / CountsPerUnit);
+    const u64 after = grid_count{}(prefix, agg);
+    if (tile == last_tile) acc->written = grid_count::count(after) / CountsPerUnit;
+    if (Counted && grid_count::stopped(agg))
+      atomicMin(reinterpret_cast<unsigned long long*>(&acc->cut), grid_count::count(after) / CountsPerUnit);
   }
   return prefix;
 }
@@ -128,25 +142,24 @@ __device__ __forceinline__ u64 settle_block(u64 agg, bool has_next, u64 next_agg
 // All threads, after every add to the summary: look_back_block in warp 0, then settle_block
 // (stored states).
 template <u32 CountsPerUnit = 1>
-__device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, bool has_next, u64 next_agg, tile_rank_shared& sh,
-                                          u64* states, u32 tile, u32 last_tile, accum* acc, u64 summary_base) {
-  if (threadIdx.x >> 5 == 0) look_back_block(lane, agg, has_next, next_agg, sh, states, tile);
-  return settle_block<CountsPerUnit>(agg, has_next, next_agg, sh, tile, last_tile, acc, summary_base);
+__device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, tile_rank_shared& sh, rank_state states, u32 tile,
+                                          u32 last_tile, accum* acc, u64 summary_base) {
+  if (threadIdx.x >> 5 == 0) look_back_block(lane, agg, sh, states, tile);
+  return settle_block<CountsPerUnit>(agg, sh, tile, last_tile, acc, summary_base);
 }
 
-// All threads, after every add to the summary: rank_block for a block of one tile, and the
-// warp's range from it. lane is the caller's threadIdx.x & 31: computed in here, it cost
-// encode_fused_kernel<*, false> a register (ptxas: 40, not 39).
+// All threads, after every add to the summary: rank_block, and the warp's range from it. lane is
+// the caller's threadIdx.x & 31: computed in here, it cost encode_fused_kernel<*, false> a
+// register (ptxas: 40, not 39).
 template <u32 CountsPerUnit = 1>
 __device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
-                                                         tile_rank_shared& sh, u64* states, u32 tile,
+                                                         tile_rank_shared& sh, rank_state states, u32 tile,
                                                          u32 last_tile, accum* acc, u64 summary_base) {
-  const u64 prefix =
-      rank_block<CountsPerUnit>(lane, agg, false, 0, sh, states, tile, last_tile, acc, summary_base);
+  const u64 prefix = rank_block<CountsPerUnit>(lane, agg, sh, states, tile, last_tile, acc, summary_base);
   warp_output w;
-  w.stopped = (prefix & lb_stop) || (s.wexcl & stop32);
-  w.count = s.wtotal & ~stop32;
-  w.first = (prefix & lb_count) + s.wexcl;
+  w.stopped = grid_count::stopped(prefix) || (s.warp_exclusive & stop32);
+  w.count = s.warp_total & ~stop32;
+  w.first = grid_count::count(prefix) + s.warp_exclusive;
   return w;
 }
 

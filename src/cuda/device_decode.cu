@@ -14,11 +14,8 @@ cudaError_t launch_decode(decoder variant, const temp_layout& l, void* d_temp, c
   const auto grid = static_cast<unsigned>(l.tiles);
   const auto last = static_cast<unsigned>(l.tiles - 1);
   auto* out = reinterpret_cast<kern::u32*>(d_out);
-  if (variant != decoder::staged) {
-    const bool paired = variant == decoder::fused_paired;
-    return dependent(kern::decode_fused_kernel<P, Vec>, static_cast<unsigned>(paired ? ceil_div(l.tiles, 2) : l.tiles),
-                     stream, in, n, out, l.acc(d_temp), l.states(d_temp), last, paired);
-  }
+  if (variant == decoder::fused)
+    return dependent(kern::decode_fused_kernel<P, Vec>, grid, stream, in, n, out, l.acc(d_temp), l.states(d_temp), last);
   if (const cudaError_t e = dependent(kern::staged_scatter_kernel<P, Vec>, grid, stream, in, n,
                                       reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
       e != cudaSuccess)
@@ -33,14 +30,14 @@ cudaError_t launch_decode(decoder variant, const temp_layout& l, void* d_temp, c
 cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                    char32_t* d_out, device_summary* d_summary, error_policy policy, bool is_last,
                    decoder variant, cudaStream_t stream) {
-  const u64 tile = variant != decoder::staged ? kern::decode_tile : kern::staged_tile;
+  const u64 tile = variant == decoder::fused ? kern::decode_tile : kern::staged_tile;
   const temp_layout l(ceil_div(n, tile), 0);
   if (d_temp == nullptr) {
     temp_bytes = l.total;
     return cudaSuccess;
   }
   if (bad_args(temp_bytes, l, d_in, n, d_summary) || (n != 0 && d_out == nullptr) ||
-      variant > decoder::fused_paired)
+      variant > decoder::staged)
     return cudaErrorInvalidValue;
   const auto* in = reinterpret_cast<const u8*>(d_in);
   if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream); e != cudaSuccess)

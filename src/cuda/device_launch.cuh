@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "gutf8/device.hpp"
+#include "prim/tile_lookback.cuh"
 #include "utf8/common.cuh"
 #include "utf8/summary.cuh"
 
@@ -37,8 +38,8 @@ struct temp_layout {
     total = extra_offset + align256(extra_bytes);
   }
   [[nodiscard]] kern::accum* acc(void* t) const { return static_cast<kern::accum*>(t); }
-  [[nodiscard]] u64* states(void* t) const {
-    return reinterpret_cast<u64*>(static_cast<unsigned char*>(t) + state_offset);
+  [[nodiscard]] prim::detail::flagged_count_state states(void* t) const {
+    return {reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(t) + state_offset)};
   }
   [[nodiscard]] void* extra(void* t) const { return static_cast<unsigned char*>(t) + extra_offset; }
 };
@@ -130,7 +131,7 @@ inline cudaError_t begin(const temp_layout& l, void* d_temp, const u8* in, u64 n
   const unsigned grid = static_cast<unsigned>(
       std::max<u64>(1, std::min<u64>(ceil_div(states, kern::block_threads * 4), 4 * static_cast<u64>(sm_count()))));
   kern::prepare_kernel<<<grid, kern::block_threads, 0, stream>>>(
-      l.acc(d_temp), in, n, is_last, kind, reinterpret_cast<unsigned long long*>(l.states(d_temp)), states);
+      l.acc(d_temp), in, n, is_last, kind, l.states(d_temp).words, states);
   return cudaSuccess;
 }
 

@@ -20,13 +20,12 @@ TEST(GpuLarge, OneGiBMixedAgainstCpu) {
     std::memcpy(in.data() + i, period.data(), std::min(period.size(), n - i));
   workspace ws;
   EXPECT_TRUE(check(ws, op::validate, in, error_policy::replace, "1 GiB"));
-  for (op o : {op::decode_fused, op::decode_paired})
-    EXPECT_TRUE(check(ws, o, in, error_policy::replace, "1 GiB"));
+  EXPECT_TRUE(check(ws, op::decode_fused, in, error_policy::replace, "1 GiB"));
   EXPECT_TRUE(check(ws, op::sanitize, in, error_policy::drop, "1 GiB"));
 }
 
-// Inputs of some hundred tiles of CJK, emoji and ASCII text through decode_fused and
-// decode_paired against the CPU codec under every policy, with sparse and dense errors, at sizes
+// Inputs of some hundred tiles of CJK, emoji and ASCII text through decode_fused against the CPU
+// codec under every policy, with sparse and dense errors, at sizes
 // off the tile grid.
 TEST(GpuLarge, ThreeMiBEachScheduleAgainstCpu) {
   GUTF8_REQUIRE_GPU();
@@ -37,8 +36,7 @@ TEST(GpuLarge, ThreeMiBEachScheduleAgainstCpu) {
       bytes in = random_text(g, (3u << 20) + 8191 * (1 + static_cast<unsigned>(sc)), sc);
       corrupt(g, in, rate);
       for (error_policy p : policies)
-        for (op o : {op::decode_fused, op::decode_paired})
-          EXPECT_TRUE(check(ws, o, in, p, std::string(name(o)) + " rate=" + std::to_string(rate)));
+        EXPECT_TRUE(check(ws, op::decode_fused, in, p, "rate=" + std::to_string(rate)));
     }
 }
 
@@ -86,8 +84,7 @@ TEST(GpuLarge, MoreThanFourGiBOffsets) {
   // Decode (drop) writes n - 3 (emoji) - 1 - 2 - 1 code points; check counts and the values
   // around 2^32.
   cuda::device_buffer<char32_t> out(n);
-  for (auto variant : {device::decoder::fused, device::decoder::fused_single, device::decoder::fused_paired,
-                       device::decoder::staged}) {
+  for (auto variant : {device::decoder::fused, device::decoder::staged}) {
     std::size_t dtemp = 0;
     cuda::check(device::decode(nullptr, dtemp, reinterpret_cast<const std::byte*>(in.data()), n,
                                out.data(), d_s.data(), error_policy::drop, true, variant),

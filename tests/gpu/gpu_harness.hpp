@@ -23,11 +23,9 @@ namespace gutf8::test::gpu {
 
 using bytes = std::vector<std::uint8_t>;
 
-// decode_fused takes one tile a block, decode_paired two (device::decoder::fused_paired).
 enum class op {
   validate,
   decode_fused,
-  decode_paired,
   decode_staged,
   sanitize,
   encode_fused,
@@ -38,7 +36,6 @@ inline const char* name(op o) {
   switch (o) {
     case op::validate: return "validate";
     case op::decode_fused: return "decode_fused";
-    case op::decode_paired: return "decode_paired";
     case op::decode_staged: return "decode_staged";
     case op::sanitize: return "sanitize";
     case op::encode_fused: return "encode_fused";
@@ -51,10 +48,9 @@ inline const char* name(error_policy p) {
 }
 inline bool is_encode(op o) { return o == op::encode_fused || o == op::encode_compact; }
 
-inline constexpr op utf8_ops[] = {op::validate, op::decode_fused, op::decode_paired, op::decode_staged,
-                                  op::sanitize};
+inline constexpr op utf8_ops[] = {op::validate, op::decode_fused, op::decode_staged, op::sanitize};
 inline bool is_decode(op o) {
-  return o == op::decode_fused || o == op::decode_paired || o == op::decode_staged;
+  return o == op::decode_fused || o == op::decode_staged;
 }
 inline constexpr op encode_ops[] = {op::encode_fused, op::encode_compact};
 inline constexpr error_policy policies[] = {error_policy::strict, error_policy::replace,
@@ -65,7 +61,6 @@ inline std::size_t max_out(op o, std::size_t n) {
   switch (o) {
     case op::validate: return 0;
     case op::decode_fused:
-    case op::decode_paired:
     case op::decode_staged: return 4 * n;
     case op::sanitize: return 3 * n;
     default: return n + 3;
@@ -80,9 +75,7 @@ struct result {
 };
 
 inline device::decoder variant_of(op o) {
-  return o == op::decode_paired   ? device::decoder::fused_paired
-         : o == op::decode_staged ? device::decoder::staged
-                                  : device::decoder::fused;
+  return o == op::decode_staged ? device::decoder::staged : device::decoder::fused;
 }
 
 // Device buffers reused across calls (grown on demand).
@@ -163,8 +156,7 @@ class workspace {
     switch (o) {
       case op::validate: return device::validate(temp, temp_bytes, in, n, s, is_last);
       case op::decode_fused:
-      case op::decode_paired:
-      case op::decode_staged:
+        case op::decode_staged:
         return device::decode(temp, temp_bytes, in, n, reinterpret_cast<char32_t*>(out_.data()), s,
                               p, is_last, variant_of(o));
       case op::sanitize:
@@ -194,7 +186,6 @@ inline result cpu(op o, std::span<const std::uint8_t> in, error_policy p) {
       r.sum = gutf8::validate(src, opt);
       return r;
     case op::decode_fused:
-    case op::decode_paired:
     case op::decode_staged: {
       std::vector<char32_t> out(max_decoded_size(in.size()));
       const transcode_result t = gutf8::decode(src, out, p, opt);

@@ -1,13 +1,17 @@
 // Exercises the kernel-layer building blocks (warp_scan, block_scan, tile_lookback) through a
-// minimal one-item-per-thread single-pass scan, for 4-byte, 8-byte and non-commutative types.
+// minimal one-item-per-thread single-pass scan, for 4-byte, 8-byte and non-commutative types; the
+// flagged sums, the block scan's warp parts, the flagged-count look-back (stored and counted
+// publication) the codec builds on; the warp butterflies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
 
 #include "gutf8/cuda_resources.hpp"
 #include "prim/block_scan.cuh"
+#include "prim/flagged_sum.cuh"
 #include "prim/tile_lookback.cuh"
 #include "prim/warp_scan.cuh"
 #include "prim_test_util.hpp"
@@ -121,4 +125,165 @@ TEST(PrimBuildingBlocks, BlockExclusiveAndWarpReduce) {
   affine all = host[0];
   for (int i = 1; i < kThreads; ++i) all = op(all, host[i]);
   EXPECT_TRUE(red[kThreads / 32] == all);
+}
+
+// ---- flagged sums, the block scan's warp parts, the flagged-count look-back, butterflies ----
+namespace {
+
+using flag32 = flagged_sum<std::uint32_t>;
+using flag64 = flagged_count_state::sum;
+
+// Counts 0..max_count, each stopping with probability 1/stop_every (never when 0).
+std::vector<std::uint32_t> flagged_values(std::size_t n, std::uint32_t max_count, unsigned stop_every,
+                                          std::uint64_t seed) {
+  auto gen = gutf8::test::rng(seed);
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) x = flag32::flag(static_cast<std::uint32_t>(gen() % (max_count + 1)), stop_every && gen() % stop_every == 0);
+  return v;
+}
+
+__global__ void flagged_parts(const std::uint32_t* in, std::uint32_t* out) {
+  __shared__ block_scan<std::uint32_t, kThreads>::storage bs;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const auto p = block_scan<std::uint32_t, kThreads>(bs).exclusive_parts<flagged_warp_scan>(in[i], 0u, flag32{});
+  out[4 * i] = p.exclusive;
+  out[4 * i + 1] = p.warp_exclusive;
+  out[4 * i + 2] = p.warp_total;
+  out[4 * i + 3] = p.aggregate;
+}
+
+// One value a thread, kThreads a tile; prefixes[tile] = the look-back's exclusive prefix (tile 0: 0).
+// Counted: each warp adds its sum as a part (counted values never stop); else the tile's flagged
+// aggregate is stored.
+template <bool Counted>
+__global__ void flagged_tiles(const std::uint32_t* in, std::uint64_t* prefixes, flagged_count_state st) {
+  __shared__ block_scan<std::uint32_t, kThreads>::storage bs;
+  const unsigned tile = blockIdx.x;
+  const std::uint32_t v = in[static_cast<std::size_t>(tile) * kThreads + threadIdx.x];
+  std::uint64_t agg = 0;
+  if constexpr (Counted) {
+    const std::uint32_t warp_sum = __reduce_add_sync(full_warp_mask, v);
+    if (lane_id() == 0) st.add_part<kThreads / warp_threads>(tile, warp_sum);
+    __syncthreads();  // every part's add before the owner's inclusive add
+  } else {
+    const auto p = block_scan<std::uint32_t, kThreads>(bs).exclusive_parts<flagged_warp_scan>(v, 0u, flag32{});
+    agg = widen_flagged<flag64, flag32>(p.aggregate);
+    if (threadIdx.x == 0) {
+      if (tile == 0) st.publish_inclusive(0, agg);
+      else st.publish_aggregate(tile, agg);
+    }
+  }
+  if (threadIdx.x >= warp_threads) return;
+  const std::uint64_t pre = tile == 0 ? 0 : lookback_exclusive(st, tile, flag64{});
+  if (threadIdx.x == 0) {
+    if (Counted) st.add_counted_inclusive(tile, pre);
+    else if (tile != 0) st.publish_inclusive(tile, flag64{}(pre, agg));
+    prefixes[tile] = pre;
+  }
+}
+
+__global__ void butterflies(const std::uint64_t* in, std::uint64_t* out) {
+  const std::uint64_t v = in[threadIdx.x];
+  out[3 * threadIdx.x] = warp_allreduce(v, [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
+  out[3 * threadIdx.x + 1] = warp_allreduce(v, [](std::uint64_t a, std::uint64_t b) { return b > a ? b : a; });
+  out[3 * threadIdx.x + 2] = warp_allreduce(v, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+}
+
+void check_flagged_tiles(bool counted, std::size_t tiles, std::uint32_t max_count, unsigned stop_every) {
+  SCOPED_TRACE(::testing::Message() << (counted ? "counted" : "stored") << " tiles=" << tiles
+                                    << " stop_every=" << stop_every);
+  namespace cu = gutf8::cuda;
+  const auto host = flagged_values(tiles * kThreads, max_count, counted ? 0 : stop_every, tiles + max_count);
+  std::vector<std::uint64_t> expect(tiles);
+  std::uint64_t acc = 0;
+  for (std::size_t t = 0; t < tiles; ++t) {
+    expect[t] = acc;
+    std::uint32_t tile_agg = 0;
+    for (int i = 0; i < kThreads; ++i) tile_agg = flag32{}(tile_agg, host[t * kThreads + i]);
+    acc = flag64{}(acc, widen_flagged<flag64, flag32>(tile_agg));
+  }
+  cu::device_buffer<std::uint32_t> d_in(host.size());
+  cu::device_buffer<std::uint64_t> d_pre(tiles);
+  cu::device_buffer<unsigned char> d_state(flagged_count_state::storage_bytes(tiles));
+  d_in.upload(host);
+  cu::check(cudaMemset(d_state.data(), 0, d_state.size()), "clear");
+  const flagged_count_state st{reinterpret_cast<unsigned long long*>(d_state.data())};
+  if (counted) flagged_tiles<true><<<static_cast<unsigned>(tiles), kThreads>>>(d_in.data(), d_pre.data(), st);
+  else flagged_tiles<false><<<static_cast<unsigned>(tiles), kThreads>>>(d_in.data(), d_pre.data(), st);
+  cu::check_launch("flagged_tiles");
+  std::vector<std::uint64_t> got(tiles);
+  d_pre.download(got);
+  cu::check(cudaDeviceSynchronize(), "sync");
+  for (std::size_t t = 0; t < tiles; ++t) ASSERT_EQ(got[t], expect[t]) << "tile " << t;
+}
+
+}  // namespace
+
+TEST(PrimBuildingBlocks, FlaggedSumBlockParts) {
+  GUTF8_REQUIRE_GPU();
+  namespace cu = gutf8::cuda;
+  for (unsigned stop_every : {0u, 300u, 40u, 3u}) {
+    SCOPED_TRACE(stop_every);
+    constexpr unsigned blocks = 37;
+    const auto host = flagged_values(std::size_t{blocks} * kThreads, 1000, stop_every, stop_every + 11);
+    cu::device_buffer<std::uint32_t> d_in(host.size()), d_out(4 * host.size());
+    d_in.upload(host);
+    flagged_parts<<<blocks, kThreads>>>(d_in.data(), d_out.data());
+    cu::check_launch("flagged_parts");
+    std::vector<std::uint32_t> got(4 * host.size());
+    d_out.download(got);
+    cu::check(cudaDeviceSynchronize(), "sync");
+    for (unsigned b = 0; b < blocks; ++b) {
+      const std::uint32_t* v = host.data() + std::size_t{b} * kThreads;
+      std::uint32_t all = 0;
+      for (int i = 0; i < kThreads; ++i) all = flag32{}(all, v[i]);
+      std::uint32_t acc = 0, warp_start = 0;
+      for (int i = 0; i < kThreads; ++i) {
+        if (i % 32 == 0) warp_start = acc;
+        std::uint32_t warp_total = v[i / 32 * 32];
+        for (int j = i / 32 * 32 + 1; j < i / 32 * 32 + 32; ++j) warp_total = flag32{}(warp_total, v[j]);
+        const std::uint32_t* g = got.data() + 4 * (std::size_t{b} * kThreads + i);
+        ASSERT_EQ(g[0], acc) << "block " << b << " thread " << i;
+        ASSERT_EQ(g[1], warp_start) << "block " << b << " thread " << i;
+        ASSERT_EQ(g[2], warp_total) << "block " << b << " thread " << i;
+        ASSERT_EQ(g[3], all) << "block " << b << " thread " << i;
+        acc = flag32{}(acc, v[i]);
+      }
+    }
+  }
+}
+
+TEST(PrimBuildingBlocks, FlaggedCountLookbackStoredAndCounted) {
+  GUTF8_REQUIRE_GPU();
+  for (bool counted : {false, true})
+    for (std::size_t tiles : {std::size_t{1}, std::size_t{2}, std::size_t{33}, std::size_t{65}, std::size_t{5003}})
+      for (unsigned stop_every : {0u, 20000u, 500u}) {
+        check_flagged_tiles(counted, tiles, 1000, stop_every);
+        check_flagged_tiles(counted, tiles, 1u << 22, stop_every);  // prefixes past 2^32
+      }
+}
+
+TEST(PrimBuildingBlocks, WarpButterflies) {
+  GUTF8_REQUIRE_GPU();
+  namespace cu = gutf8::cuda;
+  auto gen = gutf8::test::rng(77);
+  std::vector<std::uint64_t> host(64);
+  for (auto& x : host) x = gen() >> (gen() % 40);
+  cu::device_buffer<std::uint64_t> d_in(64), d_out(3 * 64);
+  d_in.upload(host);
+  butterflies<<<1, 64>>>(d_in.data(), d_out.data());
+  cu::check_launch("butterflies");
+  std::vector<std::uint64_t> got(3 * 64);
+  d_out.download(got);
+  cu::check(cudaDeviceSynchronize(), "sync");
+  for (int w = 0; w < 2; ++w) {
+    const auto first = host.begin() + 32 * w, last = first + 32;
+    std::uint64_t sum = 0;
+    for (auto it = first; it != last; ++it) sum += *it;
+    for (int l = 0; l < 32; ++l) {
+      EXPECT_EQ(got[3 * (32 * w + l)], *std::min_element(first, last));
+      EXPECT_EQ(got[3 * (32 * w + l) + 1], *std::max_element(first, last));
+      EXPECT_EQ(got[3 * (32 * w + l) + 2], sum);
+    }
+  }
 }

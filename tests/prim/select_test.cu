@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gutf8/prim/select.cuh"
@@ -45,25 +46,38 @@ std::vector<T> payload(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+// out_shift: the output starts that many items into its buffer (another 16-byte phase).
 template <class T, class F>
-void check_flagged(select_algorithm alg, const std::vector<T>& in, const std::vector<F>& flags) {
-  SCOPED_TRACE(::testing::Message() << gutf8::prim::to_string(alg) << " flagged n=" << in.size());
+void check_flagged(select_algorithm alg, const std::vector<T>& in, const std::vector<F>& flags,
+                   std::size_t out_shift = 0) {
+  SCOPED_TRACE(::testing::Message() << gutf8::prim::to_string(alg) << " flagged n=" << in.size() << " shift="
+                                    << out_shift << " item bytes=" << sizeof(T));
   const std::size_t n = in.size();
   std::vector<T> expect;
   for (std::size_t i = 0; i < n; ++i)
     if (flags[i]) expect.push_back(in[i]);
   auto d_in = to_device(in);
   auto d_flags = to_device(flags);
-  cu::device_buffer<T> d_out(n + 1);
+  cu::device_buffer<T> d_out(n + 1 + out_shift);
   cu::device_buffer<std::size_t> d_num(1);
   cu::check(cudaMemset(d_num.data(), 0xff, sizeof(std::size_t)), "memset");
+  cu::check(cudaMemset(d_out.data(), 0x5a, d_out.size() * sizeof(T)), "memset");
   run_with_temp([&](void* t, std::size_t& b) {
     return gutf8::prim::select_flagged(t, b, static_cast<const T*>(d_in.data()), static_cast<const F*>(d_flags.data()),
-                                       d_out.data(), d_num.data(), n, nullptr, alg);
+                                       d_out.data() + out_shift, d_num.data(), n, nullptr, alg);
   });
   const auto num = to_host(d_num, 1)[0];
   ASSERT_EQ(num, expect.size());
-  EXPECT_EQ(first_mismatch(to_host(d_out, num), expect), SIZE_MAX);
+  const auto got = to_host(d_out, d_out.size());
+  EXPECT_EQ(first_mismatch(std::vector<T>(got.begin() + static_cast<std::ptrdiff_t>(out_shift),
+                                          got.begin() + static_cast<std::ptrdiff_t>(out_shift + num)),
+                           expect),
+            SIZE_MAX);
+  std::vector<unsigned char> bytes(d_out.size() * sizeof(T));
+  std::memcpy(bytes.data(), got.data(), bytes.size());
+  for (std::size_t i = 0; i < out_shift * sizeof(T); ++i) ASSERT_EQ(bytes[i], 0x5a) << "before the output: " << i;
+  for (std::size_t i = (out_shift + num) * sizeof(T); i < bytes.size(); ++i)
+    ASSERT_EQ(bytes[i], 0x5a) << "after the output: " << i;
 }
 
 template <class T>
@@ -142,6 +156,29 @@ TEST(PrimSelect, U64ItemsAndIntFlags) {
       check_if(alg, in, 77u);
     }
   }
+}
+
+// Items of 1, 2, 4 and 8 bytes written at every 16-byte phase of the output (the fused select
+// stores whole 16-byte groups and the edges one item a thread).
+TEST(PrimSelect, SmallItemsAtEveryOutputPhase) {
+  GUTF8_REQUIRE_GPU();
+  const auto run = [](auto item) {
+    using T = decltype(item);
+    for (std::size_t n : select_tile_sizes<T>(2)) {
+      const auto in = payload<T>(n, n + 3);
+      for (unsigned pct : {1u, 50u, 97u}) {
+        const auto flags = random_flags(n, pct, n + pct);
+        for (std::size_t shift = 0; shift < 16 / sizeof(T) + 1; shift += 16 / sizeof(T) > 4 ? 3 : 1) {
+          check_flagged(select_algorithm::fused, in, flags, shift);
+          if (shift == 1) check_flagged(select_algorithm::cub, in, flags, shift);
+        }
+      }
+    }
+  };
+  run(std::uint8_t{});
+  run(std::uint16_t{});
+  run(std::uint32_t{});
+  run(std::uint64_t{});
 }
 
 TEST(PrimSelect, UnalignedInput) {
