@@ -224,6 +224,45 @@ struct segment_sums {
   }
 };
 
+// A warp's run of segments [first, end) (empty for warps past the last) and its row cursor: the
+// first row whose start is >= the run's start - 4 (mark_row_starts moves it on).
+struct segment_run {
+  u64 first, end, cursor;
+};
+template <class Off>
+__device__ segment_run warp_run(const column_rows<Off>& r, u64 segs_per_warp) {
+  const u64 total = r.segments();
+  const u64 first = (u64{blockIdx.x} * column_block_warps + (threadIdx.x >> 5)) * segs_per_warp;
+  if (first >= total) return {first, first, 0};  // warp-uniform
+  const u64 S0 = r.base + first * segment_bytes;
+  return {first, first + segs_per_warp < total ? first + segs_per_warp : total, warp_lower_bound(r, S0 >= 4 ? S0 - 4 : 0)};
+}
+
+// All lanes: body(s, S, before, x, nx, first) for each segment s of the warp's run (S its first
+// byte, before the row cursor ahead of it, x / nx its bytes as load_segment gives them, first
+// whether it begins the run), with the next segment's bytes in flight and its row starts in m.
+template <class Off, class Dropped, class Body>
+__device__ __forceinline__ void walk_segments(const column_rows<Off>& r, u64 segs_per_warp, segment_marks& m,
+                                              Dropped dropped, Body body) {
+  const segment_run run = warp_run(r, segs_per_warp);
+  if (run.first == run.end) return;
+  u64 cursor = run.cursor;
+  u32 x[8], nx = 0;
+  load_segment(r, r.base + run.first * segment_bytes, x, nx);
+  for (u64 s = run.first; s < run.end; ++s) {
+    const u64 S = r.base + s * segment_bytes;
+    u32 y[8], ny = 0;
+    if (s + 1 < run.end) load_segment(r, S + segment_bytes, y, ny);
+    const u64 before = cursor;
+    mark_row_starts(r, S, cursor, m, dropped);
+    body(s, S, before, x, nx, s == run.first);
+    __syncwarp();  // shared state is read before the next segment overwrites it
+#pragma unroll
+    for (int k = 0; k < 8; ++k) x[k] = y[k];
+    nx = ny;
+  }
+}
+
 // Launch shape: a warp per run of segs_per_warp segments.
 struct column_grid {
   u64 segs_per_warp;

@@ -81,7 +81,7 @@ __device__ u32 scan_rows(const column_rows<Off>& r, const scan_outputs<Off>& o, 
   for (u64 b = first_row;; b += 32) {
     const u64 idx = b + lane;
     const bool has = idx < r.length;
-    const u64 p = has ? r.at(idx) : ~u64{0};
+    const u64 p = idx <= r.length ? r.at(idx) : ~u64{0};  // the end too: the last row's e
     u64 e = prim::detail::warp_shfl_down(p, 1);
     if (lane == 31) e = has ? r.at(idx + 1) : ~u64{0};
     if (has && p < seg_end && e > S && !r.is_null(idx)) {
@@ -118,24 +118,15 @@ __global__ void __launch_bounds__(column_block_threads)
   __shared__ scan_shared shared[column_block_warps];
   const u32 lane = threadIdx.x & 31u;
   scan_shared& sh = shared[threadIdx.x >> 5];
-  const u64 total = r.segments();
-  const u64 seg0 = (u64{blockIdx.x} * column_block_warps + (threadIdx.x >> 5)) * segs_per_warp;
-  if (seg0 >= total) return;  // warp-uniform
-  const u64 seg_end = seg0 + segs_per_warp < total ? seg0 + segs_per_warp : total;
-  const u64 S0 = r.base + seg0 * segment_bytes;
-  u64 cursor = warp_lower_bound(r, S0 >= 4 ? S0 - 4 : 0);
   // No nulls, no kept-row filter, no per-row output: a clean segment's sum is its lanes' sum.
   const bool plain_sum = o.sum != row_sum::none && r.validity == nullptr && o.kept_rows == nullptr &&
                          o.counts == nullptr;
-  u32 x[8], nx = 0, carry = 0;
-  load_segment(r, S0, x, nx);
-  for (u64 s = seg0; s < seg_end; ++s) {
-    const u64 S = r.base + s * segment_bytes;
-    u32 y[8], ny = 0;
-    if (s + 1 < seg_end) load_segment(r, S + segment_bytes, y, ny);  // in flight during this one
-    const u64 first_row = cursor == 0 ? 0 : cursor - 1;
-    mark_row_starts(r, S, cursor, sh.marks, [](u64) { return false; });
-    const lane_units u = classify_segment<Detail>(r, S, x, nx, sh.marks, s == seg0, carry);
+  u32 carry = 0;
+  const auto no_drops = [](u64) { return false; };
+  walk_segments(r, segs_per_warp, sh.marks, no_drops,
+                [&](u64 s, u64 S, u64 before, const u32(&x)[8], u32 nx, bool first) {
+    const lane_units u = classify_segment<Detail>(r, S, x, nx, sh.marks, first, carry);
+    const u64 first_row = before == 0 ? 0 : before - 1;
     // Bytes outside [offsets[0], end) belong to no row; inside, errors count per row.
     const u32 in_range = column_bytes(r, S + lane * lane_bytes);
     const u32 errs = u.errors() & in_range;
@@ -143,7 +134,8 @@ __global__ void __launch_bounds__(column_block_threads)
     if (any_errors) sh.errors.publish(errs, 0u, 0u);
     const sum_masks sm = masks_of(o.sum, u);
     if (plain_sum && !any_errors) {  // every row of the segment is kept and summed
-      const u32 mine = static_cast<u32>(__popc(sm.a & in_range)) + sm.weight * static_cast<u32>(__popc(sm.b & in_range));
+      const u32 mine =
+          static_cast<u32>(__popc(sm.a & in_range)) + sm.weight * static_cast<u32>(__popc(sm.b & in_range));
       const u32 v = prim::detail::warp_reduce(mine, [](u32 p, u32 q) { return p + q; });
       if (lane == 0 && o.seg_out != nullptr) o.seg_out[s] = v;
     } else if (any_errors || o.sum != row_sum::none) {
@@ -152,11 +144,7 @@ __global__ void __launch_bounds__(column_block_threads)
       const u32 v = prim::detail::warp_reduce(mine, [](u32 p, u32 q) { return p + q; });
       if (lane == 0 && o.seg_out != nullptr) o.seg_out[s] = v;
     }
-    __syncwarp();  // the shared masks are read before the next segment overwrites them
-#pragma unroll
-    for (int k = 0; k < 8; ++k) x[k] = y[k];
-    nx = ny;
-  }
+  });
 }
 
 }  // namespace gutf8::kern::columns

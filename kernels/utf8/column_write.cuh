@@ -33,24 +33,13 @@ __global__ void __launch_bounds__(column_block_threads)
   __shared__ write_shared shared[column_block_warps];
   const u32 lane = threadIdx.x & 31u;
   write_shared& sh = shared[threadIdx.x >> 5];
-  const u64 total = r.segments();
-  const u64 seg0 = (u64{blockIdx.x} * column_block_warps + (threadIdx.x >> 5)) * segs_per_warp;
-  if (seg0 >= total) return;  // warp-uniform
-  const u64 seg_end = seg0 + segs_per_warp < total ? seg0 + segs_per_warp : total;
   const auto dropped = [&](u64 i) {
     return i >= r.length || r.is_null(i) || (o.kept_rows != nullptr && !bit_of(o.kept_rows, i));
   };
-  const u64 S0 = r.base + seg0 * segment_bytes;
-  u64 cursor = warp_lower_bound(r, S0 >= 4 ? S0 - 4 : 0);
-  u32 x[8], nx = 0, carry = 0;
-  load_segment(r, S0, x, nx);
-  for (u64 s = seg0; s < seg_end; ++s) {
-    const u64 S = r.base + s * segment_bytes;
-    u32 y[8], ny = 0;
-    if (s + 1 < seg_end) load_segment(r, S + segment_bytes, y, ny);
-    const u64 before = cursor;
-    mark_row_starts(r, S, cursor, sh.marks, dropped);
-    const lane_units u = classify_segment<true>(r, S, x, nx, sh.marks, s == seg0, carry);
+  u32 carry = 0;
+  walk_segments(r, segs_per_warp, sh.marks, dropped,
+                [&](u64 s, u64 S, u64 before, const u32(&x)[8], u32 nx, bool first) {
+    const lane_units u = classify_segment<true>(r, S, x, nx, sh.marks, first, carry);
 
     // Which bytes are kept: the state of the row each lane begins in, then its own row starts.
     const u32 halo = sh.marks.rs[0] & 0xF0000000u;
@@ -100,11 +89,7 @@ __global__ void __launch_bounds__(column_block_threads)
       const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(o.out) + at) & 15u);
       write_staged_bytes(st, s0, count, o.out + at - s0);
     }
-    __syncwarp();  // shared state is read before the next segment overwrites it
-#pragma unroll
-    for (int k = 0; k < 8; ++k) x[k] = y[k];
-    nx = ny;
-  }
+  });
 }
 
 }  // namespace gutf8::kern::columns

@@ -150,6 +150,7 @@ analysis scan(const column_rows<Off>& r, row_sum sum, Off* counts, u64* first_er
   fill(first_error, 0xFF, r.length, stream);
   const scan_outputs<Off> o{static_cast<u32*>(a.valid_bits.get()), kept_rows, totals.data(), counts, first_error, seg_out,
                             sum};
+  if (r.length == 0) return a;  // no offsets to read
   const column_grid g = grid_for_segments(r.segments(), sm_count());
   if (needs_cover(sum))
     column_scan_kernel<Off, true><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
@@ -263,8 +264,11 @@ column repair_rows(const column_rows<Off>& r, on_invalid policy, cudaStream_t st
     buffer data = device_result(total);
     if (total != 0)
       check(cudaMemcpyAsync(data.get(), r.data + r.begin, total, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
-    launch("rebase_offsets_kernel", rebase_offsets_kernel<Off>, r.length + 1, stream, r.offsets, r.length + 1,
-           static_cast<Off*>(offsets.get()));
+    if (r.length == 0)
+      fill(static_cast<Off*>(offsets.get()), 0, 1, stream);
+    else
+      launch("rebase_offsets_kernel", rebase_offsets_kernel<Off>, r.length + 1, stream, r.offsets, r.length + 1,
+             static_cast<Off*>(offsets.get()));
     return device_column(sizeof(Off) == 8 ? "U" : "u", r.length, std::move(validity),
                          buffers_of(std::move(offsets), std::move(data)), stream);
   }

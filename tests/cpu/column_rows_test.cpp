@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/byte_words.hpp"
 #include "utf8/row_links.cuh"
 
 namespace gutf8::test {
@@ -38,15 +39,6 @@ laid_out lay_out(const std::vector<std::string>& rows, std::size_t junk) {
     }
   }
   return l;
-}
-
-u32 word_at(const std::vector<u8>& b, std::int64_t p) {
-  u32 w = 0;
-  for (int k = 0; k < 4; ++k) {
-    const std::int64_t q = p + k;
-    if (q >= 0 && q < static_cast<std::int64_t>(b.size())) w |= u32{b[static_cast<std::size_t>(q)]} << (8 * k);
-  }
-  return w;
 }
 
 // Bit i = a row starts at byte o + i (the end of the bytes counts as one, as in the kernels).
