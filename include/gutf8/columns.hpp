@@ -1,7 +1,8 @@
 // String columns: per-row validate, repair, cast and length over Arrow arrays (host API).
 //
-// Input is one Arrow array of type utf8 ("u"), binary ("z"), large_utf8 ("U") or large_binary
-// ("Z"), handed over through the Arrow C Data Interface (gutf8/arrow_c_abi.h) without a copy.
+// Input is one Arrow array of type utf8 ("u"), binary ("z"), large_utf8 ("U"), large_binary
+// ("Z"), utf8_view ("vu") or binary_view ("vz"), handed over through the Arrow C Data Interface
+// (gutf8/arrow_c_abi.h) without a copy.
 // It is borrowed: gutf8 reads it during the call and never releases or keeps it. Every row is
 // its own text (a sequence cut by the row's end is an error of that row, as the one-shot API
 // reports it for that row alone); null rows stay null and their bytes are never read; the
@@ -108,8 +109,8 @@ row_validity is_valid(const ArrowArray& array, const ArrowSchema& schema, const 
 // Strict check (Spark validate_utf8): throws gutf8::invalid_row for the first invalid row.
 void validate(const ArrowArray& array, const ArrowSchema& schema, const column_options& opt = {});
 
-// A utf8 column ("u", or "U" for the large types) with every invalid row repaired; policy is
-// replace or drop (strict is a bad call). Valid rows are copied as they are. Throws
+// A utf8 column ("u"; "U" for the large types, "vu" for the view types) with every invalid row
+// repaired; policy is replace or drop (strict is a bad call). Valid rows are copied as they are. Throws
 // gutf8::error(output_too_small) when replace would outgrow int32 offsets (use the large type).
 column make_valid(const ArrowArray& array, const ArrowSchema& schema, error_policy policy,
                   const column_options& opt = {});

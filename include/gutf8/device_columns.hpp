@@ -1,6 +1,7 @@
 // String columns on a CUDA device: the operations of gutf8/columns.hpp on an Arrow C Device
 // Data Interface array (ARROW_DEVICE_CUDA or ARROW_DEVICE_CUDA_MANAGED) with every buffer in
-// device memory. Same results as the host API, row for row (tests/gpu/columns_gpu_test.cu).
+// device memory; the utf8 / binary types and their large forms (the view types: host only).
+// Same results as the host API, row for row (tests/gpu/columns_gpu_test.cpp).
 //
 // Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
 // arrays that own their memory):

@@ -17,6 +17,8 @@
 #   stats   bench_file_pipeline of stats on 4 GiB of mixed text, CPU workers and GPU lanes
 #   utf16   bench_codec: the UTF-16 decode beside the fused UTF-32 decode, device-resident
 #   columns bench_columns: device is_valid / make_valid beside flat validate / sanitize
+#   columns_cpu  bench/columns_cpu.py: bench_cpu_columns (1 thread and all cores) beside pyarrow's
+#           cast and a CPython decode loop on the same bytes (needs python3 with pyarrow, numpy)
 #   autosweep  bench_e2e.sh of --backend=auto against cpu from 1 KiB to 4 GiB (validate, decode)
 #   python  the Python package's tests and benchmark from the wheel in .device-python/ (stage_python.sh),
 #           with the wheels in .whl/ where carried (dask, distributed and their needs: the dask tests)
@@ -80,7 +82,7 @@ if wants settings; then
   summary+=("settings: done")
 fi
 if wants sanitize; then
-  step memcheck 300 -- sh -c "compute-sanitizer --tool memcheck --error-exitcode 9 .device/tests/gutf8_gpu_tests --gtest_brief=1 --gtest_filter='GpuColumns.SanitizerSized:GpuColumns.EdgeRowsEveryLayout:GpuColumns.BadInput:GpuUtf16.EverySizeUpTo300AndAroundTiles:GpuUtf16.CarryLeavesTheCutSequence:GpuSanitizerSweep*' > '$out/memcheck.log' 2>&1"
+  step memcheck 300 -- sh -c "compute-sanitizer --tool memcheck --error-exitcode 9 .device/tests/gutf8_gpu_tests --gtest_brief=1 --gtest_filter='GpuColumns.SanitizerSized:GpuColumns.EdgeRowsEveryLayout:GpuColumns.CleanColumnsAreCopied:GpuColumns.BadInput:GpuUtf16.EverySizeUpTo300AndAroundTiles:GpuUtf16.CarryLeavesTheCutSequence:GpuSanitizerSweep*' > '$out/memcheck.log' 2>&1"
 fi
 if wants cli; then
   step cli_cuda 240 -- sh -c "GUTF8_BIN=$PWD/$bin GUTF8_TEST_BACKEND=cuda .device/tests/gutf8_cli_tests --gtest_brief=1 > '$out/cli_cuda.log' 2>&1"
@@ -97,6 +99,9 @@ if wants utf16; then
 fi
 if wants columns; then
   step columns 240 -- sh -c ".device/bench/bench_columns --runs 7 --out '$out/columns_gpu.md' > '$out/columns.log' 2>&1"
+fi
+if wants columns_cpu; then
+  step columns_cpu 560 -- sh -c "python3 bench/columns_cpu.py --bench .device/bench/bench_cpu_columns --repeats 5 --python-repeats 3 --out '$out/columns_cpu.md' > '$out/columns_cpu.log' 2>&1"
 fi
 if wants autosweep; then
   step autosweep 240 -- bash scripts/bench_e2e.sh --size 4G --reps 5 --no-baselines --kinds "ascii" --ops "validate decode" \
@@ -154,6 +159,7 @@ done
 [[ -f $out/stats.csv ]] && { echo "=== stats"; cat "$out/stats.csv"; }
 [[ -f $out/codec.log ]] && { echo "=== utf16"; grep -E "decode_(fused|utf16)_replace" "$out/codec.log" | tail -8; }
 [[ -f $out/columns_gpu.md ]] && { echo "=== columns"; tail -n 25 "$out/columns_gpu.md"; }
+[[ -f $out/columns_cpu.md ]] && { echo "=== columns_cpu"; tail -n 12 "$out/columns_cpu.md"; }
 [[ -f $out/python_tests.log ]] && { echo "=== python"; grep -E "^(SKIPPED|FAILED|ERROR)" "$out/python_tests.log"; tail -n 1 "$out/python_tests.log"; tail -n 15 "$out/python_h100.md" 2>/dev/null; }
 [[ -f $out/host_limits.md ]] && { echo "=== host limits"; grep -E "Register|registered|pread page cache, (4|8|12)" "$out/host_limits.md"; }
 [[ -f $out/tmpfs.log ]] && { echo "=== tmpfs"; grep " run " "$out/tmpfs.log"; }

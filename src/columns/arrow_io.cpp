@@ -95,9 +95,41 @@ void release_static_schema(ArrowSchema* s) noexcept { s->release = nullptr; }
 
 }  // namespace
 
-string_array describe(const ArrowArray& array, const ArrowSchema& schema) {
+namespace {
+void check_released(const ArrowArray& array, const ArrowSchema& schema) {
   if (array.release == nullptr) bad("the array was already released");
   if (schema.release == nullptr || schema.format == nullptr) bad("the schema was already released");
+  if (schema.dictionary != nullptr || array.dictionary != nullptr) bad("dictionary arrays are not supported");
+  if (array.n_children != 0) bad("a string array has no children");
+  if (array.length < 0 || array.offset < 0) bad("negative length or offset");
+}
+}  // namespace
+
+bool is_view(const ArrowSchema& schema) {
+  return schema.format != nullptr && (std::string(schema.format) == "vu" || std::string(schema.format) == "vz");
+}
+
+view_array describe_view(const ArrowArray& array, const ArrowSchema& schema) {
+  check_released(array, schema);
+  // validity, views, the data buffers, then their sizes (int64 each).
+  if (array.n_buffers < 3 || array.buffers == nullptr) bad("a view array has at least 3 buffers");
+  view_array v;
+  v.length = array.length;
+  v.offset = array.offset;
+  v.null_count = array.null_count;
+  v.validity = static_cast<const std::uint8_t*>(array.buffers[0]);
+  v.views = static_cast<const std::uint8_t*>(array.buffers[1]);
+  v.data = array.buffers + 2;
+  v.data_count = array.n_buffers - 3;
+  v.data_sizes = static_cast<const std::int64_t*>(array.buffers[array.n_buffers - 1]);
+  if (v.views == nullptr && v.length != 0) bad("the views buffer is missing");
+  if (v.data_sizes == nullptr && v.data_count != 0) bad("the variadic buffer sizes are missing");
+  if (v.validity == nullptr && v.null_count > 0) bad("null_count > 0 without a validity bitmap");
+  return v;
+}
+
+string_array describe(const ArrowArray& array, const ArrowSchema& schema) {
+  check_released(array, schema);
   const std::string format = schema.format;
   string_array s;
   if (format == "u" || format == "z") {
@@ -105,12 +137,10 @@ string_array describe(const ArrowArray& array, const ArrowSchema& schema) {
   } else if (format == "U" || format == "Z") {
     s.large = true;
   } else {
-    bad("unsupported type '" + format + "' (utf8 u, binary z, large_utf8 U, large_binary Z)");
+    bad("unsupported type '" + format +
+        "' (utf8 u, binary z, large_utf8 U, large_binary Z; the view types vu, vz on the host only)");
   }
-  if (schema.dictionary != nullptr || array.dictionary != nullptr) bad("dictionary arrays are not supported");
   if (array.n_buffers != 3 || array.buffers == nullptr) bad("a string array has 3 buffers");
-  if (array.n_children != 0) bad("a string array has no children");
-  if (array.length < 0 || array.offset < 0) bad("negative length or offset");
   s.length = array.length;
   s.offset = array.offset;
   s.null_count = array.null_count;

@@ -26,6 +26,23 @@ struct string_array {
 // Checks the format (u, z, U, Z), buffer count and structure; throws gutf8::error(invalid_argument).
 string_array describe(const ArrowArray& array, const ArrowSchema& schema);
 
+// The view types (utf8_view "vu", binary_view "vz"): 16-byte views, a row of at most 12 bytes
+// inline, a longer one at (buffer index, offset) of the variadic data buffers.
+bool is_view(const ArrowSchema& schema);
+struct view_array {
+  std::int64_t length = 0;
+  std::int64_t offset = 0;
+  std::int64_t null_count = 0;
+  const std::uint8_t* validity = nullptr;  // bit (offset + i)
+  const std::uint8_t* views = nullptr;     // 16 bytes a slot
+  const void* const* data = nullptr;       // the variadic data buffers
+  const std::int64_t* data_sizes = nullptr;
+  std::int64_t data_count = 0;
+};
+inline constexpr std::int64_t view_bytes = 16, inline_view_bytes = 12;
+// Checks the structure (the views are checked when read, on the host only).
+view_array describe_view(const ArrowArray& array, const ArrowSchema& schema);
+
 // Throws gutf8::error(invalid_argument) naming the bad offsets (slot i relative to the array).
 [[noreturn]] void bad_offsets(std::int64_t row, std::int64_t at, std::int64_t next, std::int64_t data_bytes);
 

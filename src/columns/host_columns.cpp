@@ -24,6 +24,8 @@ enum class row_state : u8 { null, valid, invalid };
 
 template <class Off>
 struct rows {
+  using count_type = Off;
+  static constexpr bool large = sizeof(Off) == 8;
   const u8* data = nullptr;
   const Off* offsets = nullptr;  // offsets[i] is where row i starts
   const u8* validity = nullptr;
@@ -163,6 +165,75 @@ void analyze(const rows<Off>& r, std::int64_t lo, std::int64_t hi, bool count, u
   }
 }
 
+// The rows of a view array (utf8_view / binary_view); each view is checked as it is read.
+struct view_rows {
+  using count_type = std::int32_t;
+  static constexpr bool large = false;
+  view_array v;
+  std::int64_t length = 0;
+  std::vector<const u8*> starts;  // row i's bytes (checked views)
+  std::vector<std::int32_t> sizes;
+
+  [[nodiscard]] bool is_null(std::int64_t i) const noexcept { return v.validity != nullptr && !bit(v.validity, v.offset + i); }
+  [[nodiscard]] u64 size(std::int64_t i) const noexcept { return static_cast<u64>(sizes[static_cast<std::size_t>(i)]); }
+  [[nodiscard]] const u8* at(std::int64_t i) const noexcept { return starts[static_cast<std::size_t>(i)]; }
+};
+
+[[noreturn]] void bad_view(std::int64_t row, const char* what) {
+  throw error(errc::invalid_argument, "gutf8 columns: the view of row " + std::to_string(row) + " has " + what);
+}
+
+view_rows checked_views(const view_array& v) {
+  view_rows r{v, v.length, std::vector<const u8*>(static_cast<std::size_t>(v.length)),
+              std::vector<std::int32_t>(static_cast<std::size_t>(v.length))};
+  for (std::int64_t i = 0; i < v.length; ++i) {
+    if (r.is_null(i)) continue;
+    const u8* view = v.views + view_bytes * (v.offset + i);
+    std::int32_t n = 0, index = 0, at = 0;
+    std::memcpy(&n, view, 4);
+    if (n < 0) bad_view(i, "a negative length");
+    r.sizes[static_cast<std::size_t>(i)] = n;
+    if (n <= inline_view_bytes) {
+      r.starts[static_cast<std::size_t>(i)] = view + 4;
+      continue;
+    }
+    std::memcpy(&index, view + 8, 4);
+    std::memcpy(&at, view + 12, 4);
+    if (index < 0 || index >= v.data_count) bad_view(i, "a buffer index past the data buffers");
+    if (at < 0 || std::int64_t{at} + n > v.data_sizes[index]) bad_view(i, "bytes past its data buffer");
+    if (v.data[index] == nullptr) bad_view(i, "a missing data buffer");
+    r.starts[static_cast<std::size_t>(i)] = static_cast<const u8*>(v.data[index]) + at;
+  }
+  return r;
+}
+
+// Rows checked one by one (a view array's rows are not one text).
+template <class OnRow>
+void analyze(const view_rows& r, std::int64_t lo, std::int64_t hi, bool count, u8* states, const OnRow& on_row) {
+  const cpu::isa level = cpu::best_isa();
+  for (std::int64_t i = lo; i < hi; ++i) {
+    if (r.is_null(i)) {
+      states[i] = static_cast<u8>(row_state::null);
+      continue;
+    }
+    const u64 n = r.size(i);
+    const bool clean = n == 0 || cpu::utf8_scanner<mode::validate, error_policy::replace>(job_on(r.at(i), n, level)).run().errors == 0;
+    const row_facts f = clean ? row_facts{n, n, count ? continuation_free_bytes(r.at(i), n) : 0, 0, 0, error_kind::none}
+                              : scan_row(r.at(i), n, level);
+    states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
+    on_row(i, f);
+  }
+}
+
+std::vector<std::int64_t> split_rows(const view_rows& r, unsigned threads) {
+  constexpr std::int64_t min_rows = 1 << 14;
+  if (threads == 0) threads = prim::cpu::hardware_threads();
+  const auto parts = static_cast<unsigned>(std::clamp<std::int64_t>(r.length / min_rows, 1, threads));
+  std::vector<std::int64_t> bounds(parts + 1);
+  for (unsigned p = 0; p <= parts; ++p) bounds[p] = r.length * p / parts;
+  return bounds;
+}
+
 // Row ranges of about equal work (bytes plus a per-row cost), one per thread.
 template <class Off>
 std::vector<std::int64_t> split_rows(const rows<Off>& r, unsigned threads) {
@@ -191,15 +262,15 @@ void for_parts(const std::vector<std::int64_t>& bounds, const Body& body) {
                             [&](unsigned p) { body(bounds[p], bounds[p + 1]); });
 }
 
-template <class Off, class OnRow>
-std::vector<u8> analyze_all(const rows<Off>& r, const std::vector<std::int64_t>& parts, bool count, const OnRow& on_row) {
+template <class Rows, class OnRow>
+std::vector<u8> analyze_all(const Rows& r, const std::vector<std::int64_t>& parts, bool count, const OnRow& on_row) {
   std::vector<u8> states(static_cast<std::size_t>(r.length));
   for_parts(parts, [&](std::int64_t lo, std::int64_t hi) { analyze(r, lo, hi, count, states.data(), on_row); });
   return states;
 }
 
-template <class Off>
-std::optional<row_error> first_invalid(const rows<Off>& r, const std::vector<u8>& states) {
+template <class Rows>
+std::optional<row_error> first_invalid(const Rows& r, const std::vector<u8>& states) {
   const auto it = std::find(states.begin(), states.end(), static_cast<u8>(row_state::invalid));
   if (it == states.end()) return std::nullopt;
   const std::int64_t row = it - states.begin();
@@ -236,8 +307,8 @@ column primitive_column(const char* format, const std::vector<u8>& states, buffe
 
 bool not_null(row_state s) { return s != row_state::null; }
 
-template <class Off>
-row_validity is_valid_rows(const rows<Off>& r, const column_options& opt) {
+template <class Rows>
+row_validity is_valid_rows(const Rows& r, const column_options& opt) {
   const auto parts = split_rows(r, opt.threads);
   buffer offsets = opt.first_errors ? values_buffer<std::int64_t>(r.length) : no_buffer();
   buffer kinds = opt.first_errors ? values_buffer<u8>(r.length) : no_buffer();
@@ -261,8 +332,9 @@ row_validity is_valid_rows(const rows<Off>& r, const column_options& opt) {
   return out;
 }
 
-template <class Off>
-column count_rows(const rows<Off>& r, on_invalid policy, const column_options& opt) {
+template <class Rows>
+column count_rows(const Rows& r, on_invalid policy, const column_options& opt) {
+  using Off = typename Rows::count_type;
   const auto parts = split_rows(r, opt.threads);
   buffer values = values_buffer<Off>(r.length);
   auto* counts = static_cast<Off*>(values.get());
@@ -272,7 +344,7 @@ column count_rows(const rows<Off>& r, on_invalid policy, const column_options& o
   if (policy == on_invalid::raise)
     if (const auto e = first_invalid(r, states)) raise_invalid(*e);
   const bool null_invalid = policy == on_invalid::null;
-  return primitive_column(sizeof(Off) == 8 ? "l" : "i", states, std::move(values),
+  return primitive_column(Rows::large ? "l" : "i", states, std::move(values),
                           [&](row_state s) { return s == row_state::valid || (s == row_state::invalid && !null_invalid); });
 }
 
@@ -336,8 +408,65 @@ column repair_rows(const rows<Off>& r, on_invalid policy, const column_options& 
   return make_column(std::move(p));
 }
 
+// A view column's repair is a view column (utf8_view) with buffers of its own: rows of at most
+// 12 bytes inline, longer ones in one data buffer.
+column repair_rows(const view_rows& r, on_invalid policy, const column_options& opt) {
+  const auto parts = split_rows(r, opt.threads);
+  const auto n = static_cast<std::size_t>(r.length);
+  std::vector<std::int64_t> size(n, 0), at(n + 1, 0);
+  const std::vector<u8> states = analyze_all(r, parts, false, [&](std::int64_t i, const row_facts& f) {
+    size[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(f.valid() ? f.bytes : f.output_bytes(policy));
+  });
+  if (policy == on_invalid::raise)
+    if (const auto e = first_invalid(r, states)) raise_invalid(*e);
+  for (std::size_t i = 0; i < n; ++i) at[i] = size[i] > inline_view_bytes ? size[i] : 0;
+  prim::cpu::exclusive_scan(at.data(), at.data(), at.size(), std::int64_t{0}, std::plus<>{}, opt.threads);
+  const std::int64_t total = at.back();
+  if (total > std::numeric_limits<std::int32_t>::max())
+    throw error(errc::output_too_small, "gutf8 columns: the repaired view column's long rows hold " +
+                                            std::to_string(total) + " bytes, more than one int32-addressed buffer");
+  buffer views = host_buffer(n * view_bytes);
+  buffer data = host_buffer(static_cast<std::size_t>(total));
+  buffer sizes = host_buffer(sizeof(std::int64_t));
+  std::memcpy(sizes.get(), &total, sizeof total);
+  auto* out_views = static_cast<u8*>(views.get());
+  auto* out_data = static_cast<u8*>(data.get());
+  for_parts(parts, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      u8* view = out_views + view_bytes * i;
+      std::memset(view, 0, view_bytes);
+      const auto s = static_cast<row_state>(states[k]);
+      const auto length = static_cast<std::int32_t>(size[k]);
+      std::memcpy(view, &length, 4);
+      if (length == 0) continue;
+      u8* dst = length <= inline_view_bytes ? view + 4 : out_data + at[k];
+      if (s == row_state::valid) std::memcpy(dst, r.at(i), size[k]);
+      else repair_row(r.at(i), r.size(i), dst, static_cast<u64>(size[k]), policy);
+      if (length <= inline_view_bytes) continue;
+      const auto offset = static_cast<std::int32_t>(at[k]);
+      std::memcpy(view + 4, dst, 4);  // the prefix; buffer index 0
+      std::memcpy(view + 12, &offset, 4);
+    }
+  });
+  const bool null_invalid = policy == on_invalid::null;
+  auto [validity, nulls] = result_validity(states, [&](row_state st) {
+    return st == row_state::valid || (st == row_state::invalid && !null_invalid);
+  });
+  array_parts p;
+  p.format = "vu";
+  p.length = r.length;
+  p.null_count = nulls;
+  p.buffers.push_back(std::move(validity));
+  p.buffers.push_back(std::move(views));
+  p.buffers.push_back(std::move(data));
+  p.buffers.push_back(std::move(sizes));
+  return make_column(std::move(p));
+}
+
 template <class F>
 auto with_rows(const ArrowArray& array, const ArrowSchema& schema, const column_options& opt, const F& f) {
+  if (is_view(schema)) return f(checked_views(describe_view(array, schema)));
   const string_array s = describe(array, schema);
   if (s.large) return f(checked_rows<std::int64_t>(s, opt.data_bytes));
   return f(checked_rows<std::int32_t>(s, opt.data_bytes));

@@ -1,5 +1,7 @@
-// The CUDA backend of the string-column operations (gutf8/device_columns.hpp), on the kernels
-// of kernels/utf8/columns.cuh with the scans of gutf8/prim.
+// The CUDA backend of the string-column operations (gutf8/device_columns.hpp): one analysis walk
+// of the bytes (kernels/utf8/column_scan.cuh) and, for a repair with errors, the scan of the
+// segments' output sizes (gutf8/prim) and one write walk (column_write.cuh); a clean column's
+// repair is a copy of its bytes and its offsets rebased to 0.
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -9,12 +11,16 @@
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #include "gutf8/prim/scan.cuh"
+#include "utf8/column_write.cuh"
 #include "utf8/columns.cuh"
 
 namespace gutf8::device {
 namespace {
 
 using namespace gutf8::kern::columns;
+using kern::u8;
+using kern::u32;
+using kern::u64;
 using internal::columns::array_parts;
 using internal::columns::buffer;
 using internal::columns::no_buffer;
@@ -23,13 +29,13 @@ using cuda::check;
 using cuda::device_buffer;
 
 unsigned grid_for(u64 threads) {
-  return static_cast<unsigned>(std::max<u64>(1, (threads + block_threads - 1) / block_threads));
+  return static_cast<unsigned>(std::max<u64>(1, (threads + column_block_threads - 1) / column_block_threads));
 }
 
 template <class Kernel, class... Args>
 void launch(const char* name, Kernel kernel, u64 threads, cudaStream_t stream, Args... args) {
   if (threads == 0) return;
-  kernel<<<grid_for(threads), block_threads, 0, stream>>>(args...);
+  kernel<<<grid_for(threads), column_block_threads, 0, stream>>>(args...);
   cuda::check_launch(name);
 }
 
@@ -84,9 +90,9 @@ string_array describe_device(const ArrowDeviceArray& a, const ArrowSchema& schem
 }
 
 template <class Off>
-device_rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes, cudaStream_t stream) {
+column_rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes, cudaStream_t stream) {
   const auto* offsets = static_cast<const Off*>(s.offsets) + s.offset;
-  const device_rows<Off> r{s.data, offsets, s.validity, static_cast<u64>(s.offset), static_cast<u64>(s.length)};
+  column_rows<Off> r{s.data, offsets, s.validity, static_cast<u64>(s.offset), static_cast<u64>(s.length), 0, 0, 0, false};
   if (s.length == 0) return r;
   device_buffer<ull> bad(1);
   const ull none = ~0ull;
@@ -94,80 +100,90 @@ device_rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes, cu
   launch("check_offsets_kernel", check_offsets_kernel<Off>, r.length, stream, offsets, r.length,
          static_cast<long long>(data_bytes), bad.data());
   const ull row = download_one(bad.data(), stream);
-  if (row == none) {
-    if (s.data == nullptr && download_one(offsets + s.length, stream) != download_one(offsets, stream))
-      throw error(errc::invalid_argument, "gutf8 device columns: the data buffer is missing");
-    return r;
+  if (row != none) {
+    Off pair[2]{};
+    check(cudaMemcpy(pair, offsets + row, sizeof pair, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    internal::columns::bad_offsets(static_cast<std::int64_t>(row), pair[0], pair[1], data_bytes);
   }
-  Off pair[2]{};
-  check(cudaMemcpy(pair, offsets + row, sizeof pair, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-  internal::columns::bad_offsets(static_cast<std::int64_t>(row), pair[0], pair[1], data_bytes);
+  r.begin = static_cast<u64>(download_one(offsets, stream));
+  r.end = static_cast<u64>(download_one(offsets + s.length, stream));
+  if (s.data == nullptr && r.end != r.begin)
+    throw error(errc::invalid_argument, "gutf8 device columns: the data buffer is missing");
+  r.base = r.begin & ~u64{15};
+  r.vec = (reinterpret_cast<std::uintptr_t>(s.data) & 15u) == 0;
+  return r;
 }
 
-// Segments and per-row totals of a column: what every operation starts from.
-template <class Off>
+unsigned sm_count() {
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return static_cast<unsigned>(sms);
+}
+
+// What a column walk learnt: per-row validity bits (a result buffer) and the totals.
 struct analysis {
-  device_rows<Off> rows;
-  u64 segments = 0;
-  device_buffer<u64> first, seg_row, seg_kept, seg_errors;
-  device_buffer<row_totals> totals;
-  device_buffer<u8> states;
-  device_buffer<column_totals> whole;
+  buffer valid_bits = no_buffer();  // u32 words, bit i = row i has no error (null rows: 1)
+  column_totals totals{};
 };
 
+template <class T>
+void fill(T* d, int byte, u64 count, cudaStream_t stream) {
+  if (count != 0) check(cudaMemsetAsync(d, byte, count * sizeof(T), stream), "cudaMemsetAsync");
+}
+
+u64 bit_words(u64 rows) { return (rows + 31) / 32; }
+
+// One analysis pass (column_scan_kernel); synchronises to read the totals.
 template <class Off>
-analysis<Off> analyze(const device_rows<Off>& r, cudaStream_t stream) {
-  analysis<Off> a{r};
-  a.first = device_buffer<u64>(r.length + 1);
-  launch("count_segments_kernel", count_segments_kernel<Off>, r.length + 1, stream, r, a.first.data());
-  exclusive_sum_in_place(a.first.data(), r.length + 1, stream);
-  a.segments = download_one(a.first.data() + r.length, stream);
-  a.seg_row = device_buffer<u64>(a.segments);
-  a.seg_kept = device_buffer<u64>(a.segments);
-  a.seg_errors = device_buffer<u64>(a.segments);
-  a.totals = device_buffer<row_totals>(r.length);
-  a.states = device_buffer<u8>(r.length);
-  a.whole = device_buffer<column_totals>(1);
-  launch("init_totals_kernel", init_totals_kernel, r.length, stream, a.totals.data(), r.length);
-  const column_totals start{0, ~0ull};
-  check(cudaMemcpyAsync(a.whole.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
-  launch("analyze_segments_kernel", analyze_segments_kernel<Off>, a.segments, stream, r, a.first.data(), a.segments,
-         a.seg_row.data(), a.seg_kept.data(), a.seg_errors.data(), a.totals.data());
+analysis scan(const column_rows<Off>& r, row_sum sum, Off* counts, u64* first_error, u64* seg_out,
+              const u32* kept_rows, bool want_bits, cudaStream_t stream) {
+  analysis a;
+  device_buffer<column_totals> totals(1);
+  const column_totals start{0, ~0ull, 0};
+  check(cudaMemcpyAsync(totals.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
+  if (want_bits) {
+    a.valid_bits = device_result(bit_words(r.length) * 4);
+    fill(static_cast<u32*>(a.valid_bits.get()), 0xFF, bit_words(r.length), stream);
+  }
+  fill(counts, 0, r.length, stream);
+  fill(first_error, 0xFF, r.length, stream);
+  const scan_outputs<Off> o{static_cast<u32*>(a.valid_bits.get()), kept_rows, totals.data(), counts, first_error, seg_out,
+                            sum};
+  if (r.length == 0) return a;  // no offsets to read
+  const column_grid g = grid_for_segments(r.segments(), sm_count());
+  if (needs_cover(sum))
+    column_scan_kernel<Off, true><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
+  else
+    column_scan_kernel<Off, false><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
+  cuda::check_launch("column_scan_kernel");
+  a.totals = download_one(totals.data(), stream);
   return a;
 }
 
-// Runs finish_rows_kernel and returns the column totals (synchronises).
 template <class Off>
-column_totals finish(analysis<Off>& a, on_invalid policy, Off* counts, long long* error_offsets, u8* error_kinds,
-                     cudaStream_t stream) {
-  launch("finish_rows_kernel", finish_rows_kernel<Off>, a.rows.length, stream, a.rows, a.totals.data(), a.states.data(),
-         policy, counts, error_offsets, error_kinds, a.whole.data());
-  return download_one(a.whole.data(), stream);
+row_error first_error_of(const column_rows<Off>& r, const column_totals& t, cudaStream_t stream) {
+  device_buffer<located_error> at(1);
+  locate_first_error_kernel<Off><<<1, 1, 0, stream>>>(r, t.first_error, at.data());
+  cuda::check_launch("locate_first_error_kernel");
+  const located_error e = download_one(at.data(), stream);
+  return row_error{static_cast<std::int64_t>(e.row), e.offset, static_cast<error_kind>(e.kind)};
 }
 
+// A result bitmap: the input's validity (shifted to bit 0) and `with` (or its complement); no
+// buffer when every bit is set. Synchronises for the count of clear bits.
 template <class Off>
-row_error first_error_of(analysis<Off>& a, u64 row, cudaStream_t stream) {
-  const row_totals t = download_one(a.totals.data() + row, stream);
-  return row_error{static_cast<std::int64_t>(row), t.first_error >> 8, static_cast<error_kind>(t.first_error & 0xFF)};
-}
-
-// A validity (or boolean value) bitmap from the row states; the count of clear bits.
-std::pair<buffer, std::int64_t> bitmap(const device_buffer<u8>& states, u64 rows, keep_rule rule, bool null_invalid,
-                                       cudaStream_t stream) {
-  buffer bits = device_result((rows + 7) / 8);
+std::pair<buffer, std::int64_t> result_bits(const column_rows<Off>& r, const void* with, bool not_with,
+                                            cudaStream_t stream) {
+  if (r.validity == nullptr && with == nullptr) return {no_buffer(), 0};
+  buffer bits = device_result(bit_words(r.length) * 4);
   device_buffer<ull> clear(1);
   check(cudaMemsetAsync(clear.data(), 0, sizeof(ull), stream), "cudaMemsetAsync");
-  launch("bitmap_kernel", bitmap_kernel, (rows + 7) / 8, stream, states.data(), rows, rule, null_invalid,
-         static_cast<u8*>(bits.get()), clear.data());
-  return {std::move(bits), static_cast<std::int64_t>(download_one(clear.data(), stream))};
-}
-
-// Validity buffer of a result: absent when every row is kept.
-std::pair<buffer, std::int64_t> validity(const device_buffer<u8>& states, u64 rows, keep_rule rule, bool null_invalid,
-                                         cudaStream_t stream) {
-  auto v = bitmap(states, rows, rule, null_invalid, stream);
-  if (v.second == 0) v.first = no_buffer();
-  return v;
+  launch("combine_bits_kernel", combine_bits_kernel, bit_words(r.length), stream, r.validity, r.bit0,
+         static_cast<const u32*>(with), not_with, r.length, static_cast<u32*>(bits.get()), clear.data());
+  const auto zeros = static_cast<std::int64_t>(download_one(clear.data(), stream));
+  if (zeros == 0) bits = no_buffer();
+  return {std::move(bits), zeros};
 }
 
 column device_column(const char* format, u64 rows, std::pair<buffer, std::int64_t> valid, std::vector<buffer> rest,
@@ -186,72 +202,93 @@ column device_column(const char* format, u64 rows, std::pair<buffer, std::int64_
   return internal::columns::make_column(std::move(p));
 }
 
+template <class... B>
+std::vector<buffer> buffers_of(B&&... b) {
+  std::vector<buffer> v;
+  (v.push_back(std::forward<B>(b)), ...);
+  return v;
+}
+
 template <class Off>
-row_validity is_valid_rows(const device_rows<Off>& r, const column_options& opt, cudaStream_t stream) {
-  analysis<Off> a = analyze(r, stream);
-  buffer offsets = opt.first_errors ? device_result(r.length * sizeof(long long)) : no_buffer();
-  buffer kinds = opt.first_errors ? device_result(r.length) : no_buffer();
-  const column_totals t = finish<Off>(a, on_invalid::null, nullptr, static_cast<long long*>(offsets.get()),
-                                      static_cast<u8*>(kinds.get()), stream);
+row_validity is_valid_rows(const column_rows<Off>& r, const column_options& opt, cudaStream_t stream) {
+  device_buffer<u64> first(opt.first_errors ? r.length : 0);
+  analysis a = scan<Off>(r, row_sum::none, nullptr, opt.first_errors ? first.data() : nullptr, nullptr, nullptr, true,
+                         stream);
   row_validity out;
-  out.invalid_rows = static_cast<std::int64_t>(t.invalid_rows);
-  if (t.invalid_rows != 0) out.first = first_error_of(a, t.first_invalid_row, stream);
-  std::vector<buffer> values;
-  values.push_back(bitmap(a.states, r.length, keep_rule::valid_only, false, stream).first);
-  out.valid = device_column("b", r.length, validity(a.states, r.length, keep_rule::not_null, false, stream),
-                            std::move(values), stream);
+  out.invalid_rows = static_cast<std::int64_t>(a.totals.invalid_rows);
+  if (a.totals.invalid_rows != 0) out.first = first_error_of(r, a.totals, stream);
   if (opt.first_errors) {
-    std::vector<buffer> at, kind;
-    at.push_back(std::move(offsets));
-    kind.push_back(std::move(kinds));
-    out.error_offsets = device_column("l", r.length, validity(a.states, r.length, keep_rule::invalid_only, false, stream),
-                                      std::move(at), stream);
-    out.error_kinds = device_column("C", r.length, validity(a.states, r.length, keep_rule::invalid_only, false, stream),
-                                    std::move(kind), stream);
+    buffer offsets = device_result(r.length * sizeof(long long));
+    buffer kinds = device_result(r.length);
+    launch("first_errors_kernel", first_errors_kernel<Off>, r.length, stream, r,
+           static_cast<const u32*>(a.valid_bits.get()), static_cast<const u64*>(first.data()),
+           static_cast<long long*>(offsets.get()), static_cast<u8*>(kinds.get()));
+    out.error_offsets = device_column("l", r.length, result_bits(r, a.valid_bits.get(), true, stream),
+                                      buffers_of(std::move(offsets)), stream);
+    out.error_kinds = device_column("C", r.length, result_bits(r, a.valid_bits.get(), true, stream),
+                                    buffers_of(std::move(kinds)), stream);
   }
+  auto validity = result_bits(r, nullptr, false, stream);
+  out.valid = device_column("b", r.length, std::move(validity), buffers_of(std::move(a.valid_bits)), stream);
   return out;
 }
 
 template <class Off>
-column count_rows(const device_rows<Off>& r, on_invalid policy, cudaStream_t stream) {
-  analysis<Off> a = analyze(r, stream);
+column count_rows(const column_rows<Off>& r, on_invalid policy, cudaStream_t stream) {
   buffer counts = device_result(r.length * sizeof(Off));
-  const column_totals t = finish<Off>(a, policy, static_cast<Off*>(counts.get()), nullptr, nullptr, stream);
-  if (policy == on_invalid::raise && t.invalid_rows != 0)
-    internal::columns::raise_invalid(first_error_of(a, t.first_invalid_row, stream));
-  std::vector<buffer> values;
-  values.push_back(std::move(counts));
+  analysis a = scan<Off>(r, policy == on_invalid::drop ? row_sum::wf_units : row_sum::units,
+                         static_cast<Off*>(counts.get()), nullptr, nullptr, nullptr, true, stream);
+  if (policy == on_invalid::raise && a.totals.invalid_rows != 0)
+    internal::columns::raise_invalid(first_error_of(r, a.totals, stream));
+  const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
   return device_column(sizeof(Off) == 8 ? "l" : "i", r.length,
-                       validity(a.states, r.length, keep_rule::not_null, policy == on_invalid::null, stream),
-                       std::move(values), stream);
+                       result_bits(r, null_invalid ? a.valid_bits.get() : nullptr, false, stream),
+                       buffers_of(std::move(counts)), stream);
 }
 
 template <class Off>
-column repair_rows(const device_rows<Off>& r, on_invalid policy, cudaStream_t stream) {
-  analysis<Off> a = analyze(r, stream);
-  const column_totals t = finish<Off>(a, policy, nullptr, nullptr, nullptr, stream);
-  if (policy == on_invalid::raise && t.invalid_rows != 0)
-    internal::columns::raise_invalid(first_error_of(a, t.first_invalid_row, stream));
-  device_buffer<u64> seg_at(a.segments + 1);
-  launch("segment_output_kernel", segment_output_kernel, a.segments + 1, stream, a.seg_row.data(), a.seg_kept.data(),
-         a.seg_errors.data(), a.states.data(), a.segments, policy, seg_at.data());
-  exclusive_sum_in_place(seg_at.data(), a.segments + 1, stream);
-  const u64 total = download_one(seg_at.data() + a.segments, stream);
+column repair_rows(const column_rows<Off>& r, on_invalid policy, cudaStream_t stream) {
+  const u64 segments = r.segments();
+  device_buffer<u64> seg_at(segments + 1);
+  const bool replace = policy == on_invalid::replace;
+  // raise and null keep valid rows only, whose repair under drop is the row itself.
+  analysis a = scan<Off>(r, replace ? row_sum::repaired_replace : row_sum::repaired_drop, nullptr, nullptr,
+                         seg_at.data(), nullptr, true, stream);
+  if (policy == on_invalid::raise && a.totals.invalid_rows != 0)
+    internal::columns::raise_invalid(first_error_of(r, a.totals, stream));
+  const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
+  auto validity = result_bits(r, null_invalid ? a.valid_bits.get() : nullptr, false, stream);
+  buffer offsets = device_result((r.length + 1) * sizeof(Off));
+  if (a.totals.invalid_rows == 0 && a.totals.null_bytes == 0) {  // the bytes as they are
+    const u64 total = r.end - r.begin;
+    buffer data = device_result(total);
+    if (total != 0)
+      check(cudaMemcpyAsync(data.get(), r.data + r.begin, total, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+    if (r.length == 0)
+      fill(static_cast<Off*>(offsets.get()), 0, 1, stream);
+    else
+      launch("rebase_offsets_kernel", rebase_offsets_kernel<Off>, r.length + 1, stream, r.offsets, r.length + 1,
+             static_cast<Off*>(offsets.get()));
+    return device_column(sizeof(Off) == 8 ? "U" : "u", r.length, std::move(validity),
+                         buffers_of(std::move(offsets), std::move(data)), stream);
+  }
+  if (null_invalid)  // the sizes of the valid rows only
+    a.totals = scan<Off>(r, row_sum::row_bytes, nullptr, nullptr, seg_at.data(),
+                         static_cast<const u32*>(a.valid_bits.get()), false, stream).totals;
+  fill(seg_at.data() + segments, 0, 1, stream);
+  exclusive_sum_in_place(seg_at.data(), segments + 1, stream);
+  const u64 total = download_one(seg_at.data() + segments, stream);
   if (total > static_cast<u64>(std::numeric_limits<Off>::max()))
     throw error(errc::output_too_small, "gutf8 device columns: the repaired column holds " + std::to_string(total) +
                                             " bytes, more than int32 offsets address (use large_utf8)");
-  buffer offsets = device_result((r.length + 1) * sizeof(Off));
   buffer data = device_result(total);
-  launch("row_offsets_kernel", row_offsets_kernel<Off>, r.length + 1, stream, a.first.data(), seg_at.data(), r.length,
-         static_cast<Off*>(offsets.get()));
-  launch("write_segments_kernel", write_segments_kernel<Off>, a.segments, stream, r, a.first.data(), a.seg_row.data(),
-         seg_at.data(), a.segments, a.states.data(), policy, static_cast<u8*>(data.get()));
-  std::vector<buffer> rest;
-  rest.push_back(std::move(offsets));
-  rest.push_back(std::move(data));
-  return device_column(sizeof(Off) == 8 ? "U" : "u", r.length,
-                       validity(a.states, r.length, keep_rule::not_null, policy == on_invalid::null, stream),
-                       std::move(rest), stream);
+  const write_outputs<Off> o{null_invalid ? static_cast<const u32*>(a.valid_bits.get()) : nullptr, seg_at.data(),
+                             static_cast<u8*>(data.get()), static_cast<Off*>(offsets.get()), replace};
+  const column_grid g = grid_for_segments(segments, sm_count());
+  column_write_kernel<Off><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
+  cuda::check_launch("column_write_kernel");
+  return device_column(sizeof(Off) == 8 ? "U" : "u", r.length, std::move(validity),
+                       buffers_of(std::move(offsets), std::move(data)), stream);
 }
 
 template <class F>

@@ -58,7 +58,7 @@ void check_all_operations(const std::vector<row>& rows, const column_case& c) {
   for (const on_invalid p : {on_invalid::null, on_invalid::replace, on_invalid::drop}) {
     SCOPED_TRACE(static_cast<int>(p));
     const column cast = cast_to_utf8(in.array(), in.schema(), p, opt);
-    EXPECT_STREQ(cast.schema().format, c.layout.large ? "U" : "u");
+    EXPECT_STREQ(cast.schema().format, c.layout.view ? "vu" : c.layout.large ? "U" : "u");
     EXPECT_EQ(strings_of(cast.array(), cast.schema()), expect_cast(rows, p));
     const column counts = count_code_points(in.array(), in.schema(), p, opt);
     EXPECT_STREQ(counts.schema().format, c.layout.large ? "l" : "i");
@@ -86,6 +86,10 @@ std::vector<column_case> layouts() {
         for (const std::int64_t base : {0, 3})
           for (const unsigned threads : {1u, 3u})
             cases.push_back({arrow_layout{large, binary, slice, base, "\xE2\x82"}, threads});
+  for (const bool binary : {false, true})
+    for (const std::int64_t slice : {0, 5})
+      for (const unsigned threads : {1u, 3u})
+        cases.push_back({arrow_layout{false, binary, slice, 0, "", true}, threads});
   return cases;
 }
 
@@ -218,8 +222,10 @@ TEST(ColumnsBadInput, UnsupportedTypesAndCalls) {
   const ArrowSchema kept = in.schema();
   in.schema().format = "i";
   EXPECT_THROW((void)is_valid(in.array(), in.schema()), error);
-  in.schema().format = "vu";  // view types are not supported (yet)
+  in.schema().format = "vu";  // a view array has validity, views, data buffers and their sizes
+  in.array().n_buffers = 2;
   EXPECT_THROW((void)count_code_points(in.array(), in.schema(), on_invalid::null), error);
+  in.array().n_buffers = 3;
   in.schema() = kept;
   EXPECT_THROW((void)make_valid(in.array(), in.schema(), error_policy::strict), error);
   in.array().n_buffers = 2;

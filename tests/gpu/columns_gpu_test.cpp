@@ -17,11 +17,13 @@ namespace {
 
 using std::string;
 
-// A host test array copied to the GPU as it is (slice, offsets and junk under nulls included).
+// A host test array copied to the GPU as it is (slice, offsets and junk under nulls included),
+// without a validity bitmap when it has no nulls; `misalign` bytes in front of the data make its
+// pointer unaligned (the kernels' guarded loads).
 class device_strings {
  public:
-  explicit device_strings(const arrow_strings& host, bool large)
-      : validity_(host.validity().size()), data_(std::max<std::size_t>(host.data().size(), 1)) {
+  explicit device_strings(const arrow_strings& host, bool large, std::size_t misalign = 0)
+      : validity_(host.validity().size()), data_(std::max<std::size_t>(host.data().size() + misalign, 1)) {
     const std::vector<std::int64_t> all = host.offsets();
     validity_.upload(std::span(host.validity()));
     if (large) {
@@ -32,10 +34,12 @@ class device_strings {
       offsets_ = cuda::device_buffer<std::byte>(narrow.size() * 4);
       cuda::check(cudaMemcpy(offsets_.data(), narrow.data(), narrow.size() * 4, cudaMemcpyHostToDevice), "upload");
     }
-    cuda::check(cudaMemcpy(data_.data(), host.data().data(), host.data().size(), cudaMemcpyHostToDevice), "upload");
-    buffers_[0] = validity_.data();
+    cuda::check(cudaMemcpy(data_.data() + misalign, host.data().data(), host.data().size(), cudaMemcpyHostToDevice),
+                "upload");
+    // No nulls: no bitmap, as most producers hand over (the kernels' shortcut for it).
+    buffers_[0] = host.array().null_count == 0 ? nullptr : validity_.data();
     buffers_[1] = offsets_.data();
-    buffers_[2] = data_.data();
+    buffers_[2] = data_.data() + misalign;
     array_.array = host.array();
     array_.array.buffers = buffers_;
     array_.device_type = ARROW_DEVICE_CUDA;
@@ -96,9 +100,9 @@ class downloaded {
   std::vector<const void*> pointers_;
 };
 
-void expect_same_as_cpu(const std::vector<row>& rows, const arrow_layout& layout) {
+void expect_same_as_cpu(const std::vector<row>& rows, const arrow_layout& layout, std::size_t misalign = 0) {
   arrow_strings host(rows, layout);
-  const device_strings gpu(host, layout.large);
+  const device_strings gpu(host, layout.large, misalign);
   cuda::stream stream;
   column_options opt;
   opt.data_bytes = host.data_bytes();
@@ -155,18 +159,36 @@ TEST(GpuColumns, EdgeRowsEveryLayout) {
         }
 }
 
-// Rows of random sizes around the 256-byte segment and the 256-thread block; 1 in 5 dirty.
+// Rows of random sizes around the 32-byte lane and the 1 KiB warp segment; 1 in 5 dirty.
 TEST(GpuColumns, RandomRowsAroundSegments) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(17);
-  std::uniform_int_distribution<std::size_t> size(0, 1100);
+  std::uniform_int_distribution<std::size_t> size(0, 2100);
   std::bernoulli_distribution null(0.05), dirty(0.2);
   std::vector<row> rows;
-  for (const std::size_t n : {255u, 256u, 257u, 511u, 512u, 513u, 1u, 3u}) rows.push_back(random_text(g, n, 0.01));
+  for (const std::size_t n : {31u, 32u, 33u, 255u, 1023u, 1024u, 1025u, 2047u, 2049u, 1u, 3u})
+    rows.push_back(random_text(g, n, 0.01));
   for (int i = 0; i < 20011; ++i)
     rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? 0.03 : 0.0)));
   expect_same_as_cpu(rows, arrow_layout{false, true, 2, 1, "\xF0"});
   expect_same_as_cpu(rows, arrow_layout{true, false, 0, 0, ""});
+}
+
+// Clean columns: the repair is a copy of the bytes (with and without nulls that hold bytes, an
+// unaligned data pointer, offsets that do not start at 0).
+TEST(GpuColumns, CleanColumnsAreCopied) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(19);
+  std::uniform_int_distribution<std::size_t> size(0, 300);
+  std::vector<row> clean, with_nulls;
+  for (int i = 0; i < 9001; ++i) {
+    clean.push_back(random_text(g, size(g), 0.0));
+    with_nulls.push_back(i % 13 == 5 ? std::nullopt : clean.back());
+  }
+  expect_same_as_cpu(clean, arrow_layout{false, true, 0, 0, ""});
+  expect_same_as_cpu(clean, arrow_layout{true, false, 7, 13, ""}, 5);
+  expect_same_as_cpu(with_nulls, arrow_layout{false, true, 3, 1, "\xE2\x82\xAC"});  // junk under nulls
+  expect_same_as_cpu(with_nulls, arrow_layout{false, true, 0, 0, ""}, 3);             // empty nulls
 }
 
 TEST(GpuColumns, MillionsOfTinyRows) {
@@ -221,8 +243,9 @@ TEST(GpuColumns, SanitizerSized) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(31);
   std::vector<row> rows = edge_rows();
-  for (int i = 0; i < 300; ++i) rows.push_back(i % 11 == 0 ? std::nullopt : row(random_text(g, 1 + i % 700, 0.02)));
+  for (int i = 0; i < 300; ++i) rows.push_back(i % 11 == 0 ? std::nullopt : row(random_text(g, 1 + i % 1100, 0.02)));
   expect_same_as_cpu(rows, arrow_layout{false, true, 3, 2, "\xC3"});
+  expect_same_as_cpu(rows, arrow_layout{true, false, 0, 5, "\xC3"}, 1);
 }
 
 TEST(GpuColumns, BadInput) {

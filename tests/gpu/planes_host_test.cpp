@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gutf8/detail/utf8_rules.hpp"
+#include "support/byte_words.hpp"
 #include "utf8/encode_unit.cuh"
 #include "utf8/planes.cuh"
 
@@ -22,15 +23,7 @@ using namespace gutf8;
 using kern::u32;
 using kern::u64;
 using kern::u8;
-
-u32 word_at(const std::vector<u8>& b, std::int64_t p) {
-  u32 w = 0;
-  for (int k = 0; k < 4; ++k) {
-    const std::int64_t q = p + k;
-    if (q >= 0 && q < static_cast<std::int64_t>(b.size())) w |= u32{b[static_cast<std::size_t>(q)]} << (8 * k);
-  }
-  return w;
-}
+using test::word_at;
 
 void planes_at(const std::vector<u8>& b, std::int64_t o, u32 (&P)[8]) {
   u32 w[8];

@@ -24,6 +24,7 @@ struct arrow_layout {
   std::int64_t slice = 0;    // rows in front of the slice (array.offset)
   std::int64_t base = 0;     // junk bytes in front of the first row's data
   std::string under_null = "\xE2\x82";  // bytes stored under each null row: never to be read
+  bool view = false;         // utf8_view / binary_view (vu / vz); `large` and `base` do not apply
 };
 
 // A borrowed Arrow string array (its release callback only marks it released).
@@ -52,6 +53,7 @@ class arrow_strings {
               [](ArrowArray* a) { a->release = nullptr; }, nullptr};
     schema_ = {l.large ? (l.binary ? "Z" : "U") : (l.binary ? "z" : "u"), "", nullptr, ARROW_FLAG_NULLABLE, 0,
                nullptr, nullptr, [](ArrowSchema* s) { s->release = nullptr; }, nullptr};
+    if (l.view) make_views(all);
   }
   arrow_strings(const arrow_strings&) = delete;
   arrow_strings& operator=(const arrow_strings&) = delete;
@@ -72,6 +74,43 @@ class arrow_strings {
   }
 
  private:
+  // Views over two data buffers (long rows alternate, junk between them); a null row's view is
+  // junk that would read out of bounds.
+  void make_views(const std::vector<row>& all) {
+    views_.assign(all.size() * 16, 0);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      std::uint8_t* v = views_.data() + 16 * i;
+      const std::int32_t junk[4] = {1000, 0x41414141, 99, 1 << 30};
+      if (!all[i]) {
+        std::memcpy(v, junk, 16);
+        continue;
+      }
+      const std::string& r = *all[i];
+      const auto n = static_cast<std::int32_t>(r.size());
+      std::memcpy(v, &n, 4);
+      if (n <= 12) {
+        std::memcpy(v + 4, r.data(), r.size());
+        continue;
+      }
+      std::string& buf = i % 2 == 0 ? view_data_[0] : view_data_[1];
+      buf += "\xF0\x9F";  // junk that would complete or cut a neighbour
+      const auto at = static_cast<std::int32_t>(buf.size()), index = static_cast<std::int32_t>(i % 2);
+      buf += r;
+      std::memcpy(v + 4, r.data(), 4);
+      std::memcpy(v + 8, &index, 4);
+      std::memcpy(v + 12, &at, 4);
+    }
+    view_sizes_ = {static_cast<std::int64_t>(view_data_[0].size()), static_cast<std::int64_t>(view_data_[1].size())};
+    view_buffers_ = {validity_.data(), views_.data(), view_data_[0].data(), view_data_[1].data(), view_sizes_.data()};
+    array_.n_buffers = 5;
+    array_.buffers = view_buffers_.data();
+    schema_.format = layout_.binary ? "vz" : "vu";
+  }
+  std::vector<std::uint8_t> views_;
+  std::string view_data_[2];
+  std::vector<std::int64_t> view_sizes_;
+  std::vector<const void*> view_buffers_;
+
   void push_offset(std::int64_t v) {
     off64_.push_back(v);
     off32_.push_back(static_cast<std::int32_t>(v));
@@ -91,8 +130,38 @@ inline bool arrow_bit(const void* bits, std::int64_t i) {
 }
 
 // Reads a host result back (checks the Arrow invariants the readers rely on).
+inline std::vector<row> views_of(const ArrowArray& a) {
+  EXPECT_EQ(a.n_buffers, 4);  // validity, views, one data buffer, its size
+  std::vector<row> out;
+  std::int64_t nulls = 0;
+  for (std::int64_t i = a.offset; i < a.offset + a.length; ++i) {
+    const auto* v = static_cast<const std::uint8_t*>(a.buffers[1]) + 16 * i;
+    std::int32_t n = 0, index = 0, at = 0;
+    std::memcpy(&n, v, 4);
+    if (!arrow_bit(a.buffers[0], i)) {
+      ++nulls;
+      out.emplace_back(std::nullopt);
+      continue;
+    }
+    if (n <= 12) {
+      out.emplace_back(std::string(reinterpret_cast<const char*>(v + 4), static_cast<std::size_t>(n)));
+      continue;
+    }
+    std::memcpy(&index, v + 8, 4);
+    std::memcpy(&at, v + 12, 4);
+    EXPECT_EQ(index, 0);
+    EXPECT_LE(std::int64_t{at} + n, static_cast<const std::int64_t*>(a.buffers[3])[0]);
+    const auto* data = static_cast<const char*>(a.buffers[2]) + at;
+    EXPECT_EQ(std::memcmp(v + 4, data, 4), 0) << "prefix of row " << i;
+    out.emplace_back(std::string(data, static_cast<std::size_t>(n)));
+  }
+  EXPECT_EQ(a.null_count, nulls);
+  return out;
+}
+
 inline std::vector<row> strings_of(const ArrowArray& a, const ArrowSchema& s) {
   const std::string format = s.format;
+  if (format == "vu") return views_of(a);
   EXPECT_TRUE(format == "u" || format == "U") << format;
   EXPECT_EQ(a.n_buffers, 3);
   std::vector<row> out;

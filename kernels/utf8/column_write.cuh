@@ -1,0 +1,95 @@
+// The column repair kernel: writes the repaired bytes and the new offsets of every row, the bytes
+// of all kept rows being one flat output in row order, so each segment's output starts where the
+// exclusive scan of the segments' sizes (column_scan.cuh's seg_out, scanned with gutf8::prim)
+// says and lands in it as the flat sanitize kernel's warps do: a warp whose bytes are all kept
+// and well-formed stores its input with aligned 16-byte stores, others stage their output in
+// shared memory first. A row's new offset is its segment's start plus the output of the bytes
+// before it in the segment (the lane masks' prefix counts).
+#pragma once
+
+#include "utf8/column_scan.cuh"
+#include "utf8/tile.cuh"
+
+namespace gutf8::kern::columns {
+
+template <class Off>
+struct write_outputs {
+  const u32* kept_rows;  // null: every non-null row is kept; else only rows whose bit is set
+  const u64* seg_at;     // where each segment's output starts
+  u8* out;
+  Off* out_offsets;      // length + 1
+  bool replace;          // an error unit becomes U+FFFD; else it is dropped
+};
+
+struct write_shared {
+  segment_marks marks;
+  segment_sums out;  // a = kept covered bytes, b = kept error units (3 bytes each under replace)
+  __align__(16) u8 stage[3 * segment_bytes + 32];
+};
+
+template <class Off>
+__global__ void __launch_bounds__(column_block_threads)
+    column_write_kernel(column_rows<Off> r, write_outputs<Off> o, u64 segs_per_warp) {
+  __shared__ write_shared shared[column_block_warps];
+  const u32 lane = threadIdx.x & 31u;
+  write_shared& sh = shared[threadIdx.x >> 5];
+  const auto dropped = [&](u64 i) {
+    return i >= r.length || r.is_null(i) || (o.kept_rows != nullptr && !bit_of(o.kept_rows, i));
+  };
+  u32 carry = 0;
+  walk_segments(r, segs_per_warp, sh.marks, dropped,
+                [&](u64 s, u64 S, u64 before, const u32(&x)[8], u32 nx, bool first) {
+    const lane_units u = classify_segment<true>(r, S, x, nx, sh.marks, first, carry);
+
+    // Which bytes are kept: the state of the row each lane begins in, then its own row starts.
+    const u32 halo = sh.marks.rs[0] & 0xF0000000u;
+    const bool dropped_in = halo != 0 ? ((sh.marks.drop[0] >> highest_bit(halo)) & 1u) != 0
+                                      : before == 0 || dropped(before - 1);
+    const u32 rs = sh.marks.rs[lane + 1], dr = sh.marks.drop[lane + 1];
+    const u32 with_starts = __ballot_sync(warp_all, rs != 0);
+    const u32 ends_dropped = __ballot_sync(warp_all, rs != 0 && ((dr >> highest_bit(rs)) & 1u) != 0);
+    const u32 earlier = with_starts & below_bit(lane);
+    const bool lane_dropped = earlier != 0 ? ((ends_dropped >> highest_bit(earlier)) & 1u) != 0 : dropped_in;
+    const u32 keep = kept_bytes(rs, dr, lane_dropped);
+    const u32 copy = u.cover & keep, repl = o.replace ? u.errors() & keep : 0u;
+    const u32 count = sh.out.publish(copy, repl, 3);
+    const u64 at = o.seg_at[s];
+
+    // New offsets of the rows that start here (the end's too).
+    for (u64 b = before;; b += 32) {
+      const u64 idx = b + lane;
+      const bool has = idx <= r.length;
+      const u64 p = has ? r.at(idx) : ~u64{0};
+      if (has && p >= S && p < S + segment_bytes)
+        o.out_offsets[idx] = static_cast<Off>(at + sh.out.below(static_cast<u32>(p - S), 3));
+      if (!__shfl_sync(warp_all, has && p < S + segment_bytes, 31)) break;
+    }
+
+    if (count != 0) {
+      u8* st = sh.stage;
+      if (__all_sync(warp_all, copy == ~0u)) {  // verbatim: the segment's 1 KiB as it is
+        *reinterpret_cast<uint4*>(st + lane * lane_bytes) = make_uint4(x[0], x[1], x[2], x[3]);
+        *reinterpret_cast<uint4*>(st + lane * lane_bytes + 16) = make_uint4(x[4], x[5], x[6], x[7]);
+      } else {
+        u32 k = sh.out.pre[lane];
+#pragma unroll
+        for (int i = 0; i < 32; ++i) {
+          const u8 v = static_cast<u8>(x[i / 4] >> (8 * (i % 4)));
+          if ((copy >> i) & 1u) {
+            st[k++] = v;
+          } else if ((repl >> i) & 1u) {
+            st[k] = 0xEF;
+            st[k + 1] = 0xBF;
+            st[k + 2] = 0xBD;
+            k += 3;
+          }
+        }
+      }
+      __syncwarp();
+      const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(o.out) + at) & 15u);
+      write_staged_bytes(st, s0, count, o.out + at - s0);
+    }
+  });
+}
+
+}  // namespace gutf8::kern::columns
