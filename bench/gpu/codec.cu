@@ -32,7 +32,7 @@
 
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device.hpp"
-#include "utf8/classify.cuh"
+#include "utf8/byte_rule.cuh"
 
 namespace {
 
@@ -43,7 +43,7 @@ using std::uint8_t;
 
 // ------------------------------------------------------------ CUB baseline ----
 // The straightforward composition: one thread per 4 bytes marks unit starts (the library's exact
-// per-word rule, classify.cuh: 1 = error unit, 2 = well-formed), cub::DeviceSelect::Flagged
+// per-word rule, byte_rule.cuh: 1 = error unit, 2 = well-formed), cub::DeviceSelect::Flagged
 // compacts their positions (32-bit indices and item count when the input allows), and one thread
 // per selected position decodes its unit.
 

@@ -36,7 +36,8 @@ struct elementwise_policy {
 };
 
 // Fused single-pass select: like the scan (items staged through shared memory for the
-// coalesced compacted write). Tiles are sized per input kind (see bench/results/prim_tuning.md).
+// coalesced compacted write). Tiles are sized per input kind (see bench/results/prim_tuning.md);
+// 1-byte items take two 16-byte vectors a thread (8 KiB tiles; the compact encoder's bytes).
 template <class T, int Threads, int Vectors, int MinBlocks = 1>
 struct select_shape {
   static constexpr int threads = Threads;
@@ -47,7 +48,8 @@ struct select_shape {
   static constexpr int tile = threads * items;
 };
 template <class T, bool Flagged = true>
-struct select_policy : select_shape<T, 256, (vec_items<T> == 1 || vec_items<T> <= 4) ? 8 : 4> {};
+struct select_policy
+    : select_shape<T, 256, (vec_items<T> == 1 || vec_items<T> <= 4) ? 8 : vec_items<T> >= 16 ? 2 : 4> {};
 
 // Radix sorts.
 // onesweep: 8-bit digits; per-digit pass blocks of Threads x Items keys (tile positions are

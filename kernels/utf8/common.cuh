@@ -1,5 +1,5 @@
 // Shared pieces of the UTF-8 kernels: guarded loads, the per-chunk accumulator that the summary
-// kernels (summary.cuh) turn into a device_summary, and per-tile error / LF statistics.
+// kernels (kernel_summary.cuh) turn into a device_summary, and per-tile error / LF statistics.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "gutf8/device.hpp"
-#include "utf8/classify.cuh"
-#include "utf8/tile_shape.cuh"
+#include "utf8/byte_rule.cuh"
+#include "utf8/policy.cuh"
 
 namespace gutf8::kern {
 
@@ -93,12 +93,6 @@ __device__ __forceinline__ uint4 load16(const u8* in, u64 n, u64 p, bool vec) {
   return r;
 }
 
-// The tile kernels ask L2 for the input this far ahead of their tile as they start: the tile
-// starting about that much later finds its bytes there or on the way. Measured on the H200
-// (bench/results/codec_tuning.md, session 9): fused decode +5-11 %, sanitize +13 %, fused encoder
-// +2-4 %; flat from 1 to 4 MiB, worse from 8 MiB on (ASCII decode writes 4 bytes a byte through
-// L2, which evicts the lines before their tile reads them).
-inline constexpr u64 prefetch_ahead_bytes = u64{2} << 20;
 
 // One thread: asks L2 for bytes [pos + prefetch_ahead_bytes, + bytes) of the input when they lie
 // in it, without waiting (in, pos and bytes 16-byte aligned).

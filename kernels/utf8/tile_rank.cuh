@@ -3,9 +3,10 @@
 // order:
 //
 //   begin_utf8_tile         thread 0 clears the summary and asks L2 for the input 2 MiB ahead
-//                           (common.cuh: prefetch_ahead); all threads classify the tile (tile.cuh)
+//                           (common.cuh: prefetch_ahead); all threads classify the tile (tile_classify.cuh)
 //   share_tile_bytes        (sanitize) the bytes, for warps that copy them through
-//   block_scan_flag         (tile.cuh) of the thread's output count, stop_flagged
+//   block_scan_flag         of the thread's output count (kernels/prim's block scan with its warp
+//                           parts and flagged sums), stop_flagged
 //   add_lane_stats          the thread's errors and LFs into the tile summary
 //   publish_tile_aggregate  the tile's total, before the kernel stages its output, so that the
 //                           successors' look-backs need not wait for that work (or, counted:
@@ -17,10 +18,24 @@
 //                           look_back_block and settle_block its two halves)
 #pragma once
 
+#include "prim/block_scan.cuh"
+#include "prim/flagged_sum.cuh"
 #include "prim/tile_lookback.cuh"
-#include "utf8/tile.cuh"
+#include "utf8/tile_classify.cuh"
+#include "utf8/tile_write.cuh"
 
 namespace gutf8::kern {
+
+// A thread's output count in its tile; bit 31 = stop (strict: an error before or in it).
+using tile_count = prim::detail::flagged_sum<u32>;
+inline constexpr u32 stop32 = tile_count::stop;
+using tile_block_scan = prim::detail::block_scan<u32, tile_threads>;
+using tile_scan = prim::detail::block_scan_parts<u32>;
+
+// All threads; one __syncthreads.
+__device__ __forceinline__ tile_scan block_scan_flag(u32 v, tile_block_scan::storage& warp_totals) {
+  return tile_block_scan(warp_totals).exclusive_parts<prim::detail::flagged_warp_scan>(v, 0u, tile_count{});
+}
 
 // The look-back's word per tile and its 64-bit flagged values (stop = bit 61).
 using rank_state = prim::detail::flagged_count_state;
@@ -139,23 +154,23 @@ __device__ __forceinline__ u64 settle_block(u64 agg, tile_rank_shared& sh, u32 t
   return prefix;
 }
 
-// All threads, after every add to the summary: look_back_block in warp 0, then settle_block
-// (stored states).
-template <u32 CountsPerUnit = 1>
+// All threads, after every add to the summary: look_back_block in warp 0, then settle_block.
+template <u32 CountsPerUnit = 1, bool Counted = false>
 __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, tile_rank_shared& sh, rank_state states, u32 tile,
                                           u32 last_tile, accum* acc, u64 summary_base) {
-  if (threadIdx.x >> 5 == 0) look_back_block(lane, agg, sh, states, tile);
-  return settle_block<CountsPerUnit>(agg, sh, tile, last_tile, acc, summary_base);
+  if (threadIdx.x >> 5 == 0) look_back_block<Counted>(lane, agg, sh, states, tile);
+  return settle_block<CountsPerUnit, Counted>(agg, sh, tile, last_tile, acc, summary_base);
 }
 
 // All threads, after every add to the summary: rank_block, and the warp's range from it. lane is
 // the caller's threadIdx.x & 31: computed in here, it cost encode_fused_kernel<*, false> a
 // register (ptxas: 40, not 39).
-template <u32 CountsPerUnit = 1>
+template <u32 CountsPerUnit = 1, bool Counted = false>
 __device__ __forceinline__ warp_output place_warp_output(u32 lane, const tile_scan& s, u64 agg,
                                                          tile_rank_shared& sh, rank_state states, u32 tile,
                                                          u32 last_tile, accum* acc, u64 summary_base) {
-  const u64 prefix = rank_block<CountsPerUnit>(lane, agg, sh, states, tile, last_tile, acc, summary_base);
+  const u64 prefix =
+      rank_block<CountsPerUnit, Counted>(lane, agg, sh, states, tile, last_tile, acc, summary_base);
   warp_output w;
   w.stopped = grid_count::stopped(prefix) || (s.warp_exclusive & stop32);
   w.count = s.warp_total & ~stop32;

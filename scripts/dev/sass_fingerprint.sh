@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1; shift
 srcs=("$@")
-[[ ${#srcs[@]} -gt 0 ]] || srcs=("$root"/src/cuda/device_*.cu "$root"/kernels/utf8/stats.cu)
+[[ ${#srcs[@]} -gt 0 ]] || srcs=("$root"/src/cuda/device_*.cu "$root"/kernels/utf8/kernel_stats.cu)
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")}  # also on PyPI: nvidia-cuda-cuobjdump
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -13,7 +13,7 @@
 #include "gutf8/detail/utf8_rules.hpp"
 #include "gutf8/device.hpp"
 #include "gutf8/error.hpp"
-#include "utf8/stats.hpp"
+#include "utf8/kernel_stats.hpp"
 
 namespace gutf8::internal {
 namespace {

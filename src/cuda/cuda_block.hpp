@@ -1,5 +1,5 @@
 // The CUDA block processor (codec/block.hpp seam): runs blocks through the device API
-// (include/gutf8/device.hpp) plus the stats kernels (kernels/utf8/stats.hpp) on the GPU chosen by
+// (include/gutf8/device.hpp) plus the stats kernels (kernels/utf8/kernel_stats.hpp) on the GPU chosen by
 // options::device, with results identical to the CPU processor for every block_request.
 //
 // Plain C++: dispatch.cpp and stream.cpp include it in every build. src/cuda/cuda_block.cpp

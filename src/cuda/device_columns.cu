@@ -1,6 +1,6 @@
 // The CUDA backend of the string-column operations (gutf8/device_columns.hpp): one analysis walk
-// of the bytes (kernels/utf8/column_scan.cuh) and, for a repair with errors, the scan of the
-// segments' output sizes (gutf8/prim) and one write walk (column_write.cuh); a clean column's
+// of the bytes (kernels/utf8/kernel_column_scan.cuh) and, for a repair with errors, the scan of the
+// segments' output sizes (gutf8/prim) and one write walk (kernel_column_write.cuh); a clean column's
 // repair is a copy of its bytes and its offsets rebased to 0.
 #include <cstddef>
 #include <limits>
@@ -11,8 +11,8 @@
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #include "gutf8/prim/scan.cuh"
-#include "utf8/column_write.cuh"
-#include "utf8/columns.cuh"
+#include "utf8/kernel_column_write.cuh"
+#include "utf8/kernel_columns.cuh"
 
 namespace gutf8::device {
 namespace {

@@ -1,7 +1,7 @@
 // gutf8::device::decode (fused and staged variants)
 #include "device_launch.cuh"
-#include "utf8/decode_fused.cuh"
-#include "utf8/decode_staged.cuh"
+#include "utf8/kernel_decode_fused.cuh"
+#include "utf8/kernel_decode_staged.cuh"
 
 namespace gutf8::device {
 namespace {

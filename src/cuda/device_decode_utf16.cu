@@ -1,8 +1,8 @@
 // gutf8::device::decode_utf16: the fused UTF-32 decoder, then a scan of UTF-16 unit counts and a
-// scatter (kernels/utf8/utf16.cuh).
+// scatter (kernels/utf8/kernel_utf16.cuh).
 #include "device_launch.cuh"
 #include "gutf8/prim/scan.cuh"
-#include "utf8/utf16.cuh"
+#include "utf8/kernel_utf16.cuh"
 
 namespace gutf8::device {
 namespace {

@@ -1,7 +1,7 @@
 // gutf8::device::encode (fused and compact variants)
 #include "device_launch.cuh"
 #include "prim/select.cuh"
-#include "utf8/encode.cuh"
+#include "utf8/kernel_encode.cuh"
 
 namespace gutf8::device {
 namespace {

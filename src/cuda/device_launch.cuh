@@ -15,7 +15,7 @@
 #include "gutf8/device.hpp"
 #include "prim/tile_lookback.cuh"
 #include "utf8/common.cuh"
-#include "utf8/summary.cuh"
+#include "utf8/kernel_summary.cuh"
 
 namespace gutf8::device::launch {
 

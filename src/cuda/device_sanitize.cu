@@ -1,6 +1,6 @@
 // gutf8::device::sanitize
 #include "device_launch.cuh"
-#include "utf8/sanitize.cuh"
+#include "utf8/kernel_sanitize.cuh"
 
 namespace gutf8::device {
 namespace {

@@ -1,6 +1,6 @@
 // gutf8::device::validate
 #include "device_launch.cuh"
-#include "utf8/validate.cuh"
+#include "utf8/kernel_validate.cuh"
 
 namespace gutf8::device {
 

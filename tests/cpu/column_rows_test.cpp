@@ -1,4 +1,4 @@
-// The bit-plane row classification of the GPU column kernels (kernels/utf8/row_links.cuh), run on
+// The bit-plane row classification of the GPU column kernels (kernels/utf8/lane_row_links.cuh), run on
 // the host: a column's rows laid end to end and cut into 32-byte blocks at every phase, each block
 // classified with the row starts as link breaks and linked to its neighbours as the kernels link
 // lanes, must give every byte the unit start / well-formed / cover flags that the exact per-byte
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "support/byte_words.hpp"
-#include "utf8/row_links.cuh"
+#include "utf8/lane_row_links.cuh"
 
 namespace gutf8::test {
 namespace {

@@ -1,4 +1,4 @@
-// Host-side proof of the error-marking code the kernels run (kernels/utf8/classify.cuh is
+// Host-side proof of the error-marking code the kernels run (kernels/utf8/byte_rule.cuh is
 // __host__ __device__): the SWAR byte predicates against utf8_rules.hpp for every byte and byte
 // pair, whole windows against the exact per-byte rule (exhaustively for all 1-, 2- and 3-byte
 // sequences at every alignment, and on random mixes), the branch-free decoder against
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gutf8/detail/utf8_rules.hpp"
-#include "utf8/classify.cuh"
+#include "utf8/byte_rule.cuh"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // all-ASCII and all-4-byte inputs, every size 0..300, sizes around tile boundaries and
 // misaligned input pointers, through every kernel, variant and policy.
 #include "gpu_harness.hpp"
-#include "utf8/tile_shape.cuh"
+#include "utf8/policy.cuh"
 
 namespace gutf8::test::gpu {
 namespace {
@@ -129,7 +129,7 @@ TEST(GpuRandom, ErrorKindsAndLines) {
   }
 }
 
-// Strict decoding ranks its tiles by speculative counts (kernels/utf8/decode_fused.cuh): the
+// Strict decoding ranks its tiles by speculative counts (kernels/utf8/kernel_decode_fused.cuh): the
 // lead bytes of every tile before, valid or not. Exact output where it matters: one or two errors
 // in the first, a middle and the last tile, and at the start of a tile whose predecessor ends in a
 // sequence that the error cuts off, among valid text of each kind. Safe where it does not: the

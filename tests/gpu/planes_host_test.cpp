@@ -1,4 +1,4 @@
-// Host-side proof of the bit-plane classifier the kernels run (kernels/utf8/planes.cuh is
+// Host-side proof of the bit-plane classifier the kernels run (kernels/utf8/lane_planes.cuh is
 // __host__ __device__): planes against the bytes, and start / well-formed / cover / sequence-end
 // masks of every 32-byte block (with its links to the neighbouring blocks, from their stage-1
 // results as the kernels pass them between lanes and from the raw neighbour words as lane 0 / 31
@@ -14,8 +14,8 @@
 
 #include "gutf8/detail/utf8_rules.hpp"
 #include "support/byte_words.hpp"
-#include "utf8/encode_unit.cuh"
-#include "utf8/planes.cuh"
+#include "utf8/lane_encode.cuh"
+#include "utf8/lane_planes.cuh"
 
 namespace {
 

@@ -1,13 +1,13 @@
 // The small per-row kernels around the column walk (src/cuda/device_columns.cu runs them): the
 // offsets check, result bitmaps, the first error's row and kind, the per-row first-error columns
-// and offsets rebased to 0. The walk itself is column_scan.cuh / column_write.cuh.
+// and offsets rebased to 0. The walk itself is kernel_column_scan.cuh / kernel_column_write.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "utf8/column_rows.cuh"
+#include "utf8/warp_column_rows.cuh"
 
 namespace gutf8::kern::columns {
 

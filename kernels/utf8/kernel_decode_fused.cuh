@@ -1,4 +1,4 @@
-// Fused UTF-8 -> UTF-32 decoder: one pass, each input byte read once. 8 KiB tiles (tile.cuh):
+// Fused UTF-8 -> UTF-32 decoder: one pass, each input byte read once. 8 KiB tiles (tile_*.cuh):
 //   1. classify the tile with bit planes; which bytes start output units under the policy
 //      (replace: every unit start, U+FFFD for error units; drop: well-formed starts; strict: the
 //      well-formed starts before the first error, stop flag in the scan value);
@@ -34,22 +34,6 @@ namespace gutf8::kern {
 
 inline constexpr u32 decode_tile = tile_bytes;  // one look-back state each
 
-// A warp takes the balanced path when some lane has more than this many units to decode one by
-// one (not in whole ASCII words): the staging loop runs as long as its busiest lane. 12 on the H200
-// with the positions list (bench/results/codec_tuning.md, 8 cost ascii 8 %, 16 cost CJK 7 %); 10
-// on the H100 at 6 blocks per SM (its staging path reads single units from L1 instead of a shared
-// copy); 6 since the listing costs 3 instructions a byte position instead of 6 (H100, two
-// interleaved rounds against 10): emoji +2 % on the corpus sample, +12 % on pure emoji text (its
-// lanes hold 8-9 units and stayed on the staging path), ascii / cjk / mixed within 1 %; 8 lost
-// mixed 1.5 %.
-inline constexpr u32 balance_above = 6;
-// ... and has fewer units than this. A lane lists its units at consecutive words from its first
-// slot, so in a warp of nearly all-ASCII lanes (ASCII text with errors) every lane's run starts
-// near a multiple of 32 and each listing store is a 32-way bank conflict. H100, ascii with 5 %
-// invalid, replace: 386 GB/s without this bound (419 with the old list of positions), 505 with it
-// (1 % invalid: 512 -> 541); it costs valid cjk / emoji / mixed 0.5-1 % and their replace runs with
-// errors 1-3 %. Padding the list (a word skipped every 32) cost more than the conflicts it removed.
-inline constexpr u32 balance_below = 768;
 
 template <error_policy P>
 __device__ __forceinline__ u32 output_starts(u32 start, u32 wf) {
@@ -231,12 +215,6 @@ __device__ __forceinline__ void write_output(bool balanced, const u32* st, u64 f
   }
 }
 
-// Where warp 0 looks back in a block of one tile: before its own staging under strict (its
-// predecessors' counts have long been published; H100, against after it, two device sessions:
-// cjk +0.9 / +1.2 %, emoji +1.1 / +1.7 %, mixed +1.4 / +2.4 %, ascii within 0.2 %), after it
-// under replace and drop (before it cost ascii 2-3 %).
-template <error_policy P>
-inline constexpr bool look_back_first = P == error_policy::strict;
 
 // One block, one tile (tile = blockIdx.x).
 template <error_policy P, bool Vec>
@@ -258,11 +236,10 @@ __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, a
     write_output(balanced, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
 }
 
-// 6 blocks per SM: 40 registers without a spill, 35 KB of shared memory (no copy of the tile's
-// bytes: the staging path reads a lane's bytes from its registers or, for single units, from the
-// input again, which its loads have just brought into L1).
+// No copy of the tile's bytes in shared memory: the staging path reads a lane's bytes from its
+// registers or, for single units, from the input again, which its loads have just brought into L1.
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(tile_threads, 6)
+__global__ void __launch_bounds__(tile_threads, decode_fused_min_blocks)
     decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, rank_state states, u32 last_tile) {
   __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
   __shared__ utf8_tile_shared sh;

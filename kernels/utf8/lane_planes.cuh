@@ -1,5 +1,5 @@
 // Bit-sliced ("bit plane") classification of 32 bytes at a time: the exact per-byte rule of
-// classify.cuh (which byte starts an output unit, which starts a well-formed sequence, which
+// byte_rule.cuh (which byte starts an output unit, which starts a well-formed sequence, which
 // bytes a well-formed sequence covers) evaluated on 32-bit masks, one bit per byte.
 //
 //   to_planes(w, P)      8 little-endian words (bytes 0..31) -> P[k] bit i = bit k of byte i.
@@ -24,7 +24,7 @@
 // Byte i continues a unit iff S1(i-1) | T2(i-2) & C(i) | T3(i-3) & C(i-1) & C(i).
 #pragma once
 
-#include "utf8/classify.cuh"
+#include "utf8/byte_rule.cuh"
 
 namespace gutf8::kern {
 

@@ -1,4 +1,4 @@
-// What `gutf8 stats` needs beyond the device API (kernels/utf8/stats.cu), used by the CUDA block
+// What `gutf8 stats` needs beyond the device API (kernels/utf8/kernel_stats.cu), used by the CUDA block
 // processor (src/cuda/cuda_block.cpp). Both work on the code points that device::decode with
 // error_policy::drop wrote: exactly the well-formed sequences of the chunk, in order.
 //

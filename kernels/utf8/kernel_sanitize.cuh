@@ -1,9 +1,9 @@
 // Sanitize UTF-8 -> UTF-8: every byte of a well-formed sequence is copied, an error unit becomes
 // EF BF BD (replace) or nothing (drop); strict copies the valid prefix. Same shape as the fused
-// decoder (tile.cuh): per-thread output byte counts ranked by block scan + decoupled look-back.
-// A warp whose output is its input verbatim (no error in it: the common case) copies it from the
-// shared copy of the input with aligned 16-byte stores; other warps stage their bytes in shared
-// memory first.
+// decoder (tile_rank.cuh): per-thread output byte counts ranked by block scan + decoupled
+// look-back. A warp whose output is its input verbatim (no error in it: the common case) copies
+// it from the shared copy of the input with aligned 16-byte stores; other warps stage their bytes
+// in shared memory first.
 #pragma once
 
 #include "utf8/tile_rank.cuh"
@@ -31,31 +31,24 @@ __global__ void __launch_bounds__(tile_threads)
   const u32 copy = L.cov.cover & keep;
   const u32 repl = P == error_policy::replace ? err : 0u;
   const u32 count = static_cast<u32>(popc(copy) + 3 * popc(repl));
+  // Replace and drop publish each warp's count as soon as it is known (counted), so that the
+  // successors' look-backs find it before this tile has scanned; strict counts can stop, so they
+  // are stored after the scan.
+  constexpr bool counted = P != error_policy::strict;
+  if constexpr (counted) add_warp_count(states, tile, count);
   const tile_scan s = block_scan_flag(stop_flagged<P>(count, err), sh.rank.wt);
   add_lane_stats(sh.rank.ts, err, L.lf);
-  const u64 agg = publish_tile_aggregate(states, tile, s);
+  const u64 agg = counted ? widen(s.aggregate) : publish_tile_aggregate(states, tile, s);
 
   const bool stopped = (s.exclusive & stop32) != 0;
   // Verbatim: the lane outputs all its bytes (strict: all before its first error, and nothing
   // after it; limit: all below it), so the warp's output is a prefix of its input.
   const bool verbatim = __all_sync(full_mask, stopped || (repl == 0 && copy == (L.inr & keep)));
   u8* st = st_sh[warp];
-  if (!verbatim && !stopped) {  // stage at warp-local offsets while warp 0 looks back
-    u32 k = s.exclusive - s.warp_exclusive;
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const u8 b = static_cast<u8>(L.x[i / 4] >> (8 * (i % 4)));
-      if ((copy >> i) & 1u) {
-        st[k++] = b;
-      } else if ((repl >> i) & 1u) {
-        st[k] = 0xEF;
-        st[k + 1] = 0xBF;
-        st[k + 2] = 0xBD;
-        k += 3;
-      }
-    }
-  }
-  const warp_output w = place_warp_output(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
+  if (!verbatim && !stopped)  // stage at warp-local offsets while warp 0 looks back
+    stage_repaired_bytes(L.x, copy, repl, st, s.exclusive - s.warp_exclusive);
+  const warp_output w =
+      place_warp_output<1, counted>(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
   if (w.stopped) return;
 
   const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;

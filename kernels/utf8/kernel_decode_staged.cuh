@@ -3,7 +3,7 @@
 //      expansion (a well-formed sequence of length L: 1 for each byte but the last, 5 - L for the
 //      last, so ASCII 4; an error unit under replace: 4 for its first byte, 0 for the rest, and its
 //      group is marked 0xFF, a byte UTF-8 never contains; dropped bytes 0). An exclusive scan of
-//      those values (tile.cuh: block scan + decoupled look-back) gives each byte's place; the
+//      those values (tile_rank.cuh: block scan + decoupled look-back) gives each byte's place; the
 //      bytes are scattered into the expansion (staged per warp in shared memory, written with
 //      aligned 16-byte stores), which is the output buffer itself: group k = output code point k,
 //      lead byte first.

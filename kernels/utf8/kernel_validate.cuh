@@ -1,18 +1,18 @@
 // Validate: a pure read-and-reduce kernel. Every warp owns a contiguous run of 1 KiB segments
 // (lane = 32 consecutive bytes) and walks it with the next two segments' loads in flight while it
 // classifies the current one (a ring of three register buffers, unrolled so nothing is copied).
-// An all-ASCII segment only counts LFs; the others are classified with bit planes (planes.cuh).
+// An all-ASCII segment only counts LFs; the others are classified with bit planes (lane_planes.cuh).
 // Links between lanes travel by shuffle; the link into lane 0 is the previous segment's lane 31
 // (carried in a register), so only the start of a run classifies the 4 bytes before it. Segments
 // that are fully in range take unguarded 16-byte loads; the last one or two of the input go
 // through the guarded path. Counters are 32-bit and run-relative until the warp ends: one set of
-// atomics per warp. Order-sensitive results come from summary.cuh. Launched as a dependent of
+// atomics per warp. Order-sensitive results come from kernel_summary.cuh. Launched as a dependent of
 // prepare_kernel, it reads its input while that kernel runs: it derives the limit itself and only
 // waits for the cleared accumulator before its atomics.
 #pragma once
 
-#include "utf8/summary.cuh"
-#include "utf8/tile.cuh"
+#include "utf8/kernel_summary.cuh"
+#include "utf8/tile_classify.cuh"
 
 namespace gutf8::kern {
 
@@ -54,7 +54,7 @@ struct validate_counts {
 };
 
 template <bool Vec>
-__global__ void __launch_bounds__(block_threads, 3)
+__global__ void __launch_bounds__(block_threads, validate_min_blocks)
     validate_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs) {
   const u32 lane = threadIdx.x & 31u;
   const u64 gw = (u64{blockIdx.x} * block_threads + threadIdx.x) >> 5;

@@ -1,22 +1,15 @@
-// The tile machinery the UTF-8 kernels share. A tile is 8 KiB: 256 threads, each owning 32
-// consecutive bytes (two 16-byte loads), so a warp owns 1 KiB.
+// A tile's classification, which the UTF-8 kernels share. A tile is 8 KiB: 256 threads, each
+// owning 32 consecutive bytes (two 16-byte loads), so a warp owns 1 KiB (policy.cuh).
 //
-//   classify_tile    loads a lane's bytes, classifies them with bit planes (planes.cuh) and
+//   classify_tile    loads a lane's bytes, classifies them with bit planes (lane_planes.cuh) and
 //                    passes the links between lanes (shuffles) and warps (shared memory, one
 //                    __syncthreads); a warp whose bytes are all ASCII skips the planes.
-//   block_scan_flag  exclusive scan of 32-bit flagged counts (bit 31 = stop) over the tile, by
-//                    kernels/prim's block scan with its warp parts and flagged sums.
-//   write_staged_*   a warp's output range, staged in shared memory, written with 16-byte stores
-//                    aligned to the destination (scalar stores for the partial groups at the ends;
-//                    kernels/prim/store_range.cuh).
+// The tile's ranking is tile_rank.cuh, its write-out tile_write.cuh.
 #pragma once
 
-#include "prim/block_scan.cuh"
-#include "prim/flagged_sum.cuh"
-#include "prim/store_range.cuh"
 #include "utf8/common.cuh"
-#include "utf8/planes.cuh"
-#include "utf8/tile_shape.cuh"
+#include "utf8/lane_planes.cuh"
+#include "utf8/policy.cuh"
 
 namespace gutf8::kern {
 
@@ -140,51 +133,6 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     if constexpr (Detail) L.cov = block_cover{L.inr, 0u, 0u, 0u};
   }
   L.lf &= L.inr;
-}
-
-// --------------------------------------------------------------------- scan ----
-// A thread's output count in its tile; bit 31 = stop (strict: an error before or in it).
-using tile_count = prim::detail::flagged_sum<u32>;
-inline constexpr u32 stop32 = tile_count::stop;
-using tile_block_scan = prim::detail::block_scan<u32, tile_threads>;
-using tile_scan = prim::detail::block_scan_parts<u32>;
-
-// All threads; one __syncthreads.
-__device__ __forceinline__ tile_scan block_scan_flag(u32 v, tile_block_scan::storage& warp_totals) {
-  return tile_block_scan(warp_totals).exclusive_parts<prim::detail::flagged_warp_scan>(v, 0u, tile_count{});
-}
-
-// ------------------------------------------------------------------ write-out ----
-// A warp's output range, staged in shared memory, written with kernels/prim's aligned 16-byte
-// stores (store_range.cuh).
-
-// Staging of 32-bit units: slot s lives at s + s/32 (lanes writing 32 consecutive slots each hit
-// distinct banks).
-__device__ __forceinline__ u32 stage_slot(u32 s) { return s + (s >> 5); }
-inline constexpr u32 stage_u32_words = 1024 + 32 + 8;
-
-// One warp: global units [gb, gb + cnt) are staged at slots 0 .. cnt-1 (stage_slot layout);
-// dst = out + gb - s0 is 16-byte aligned (s0 = dst word address of gb, mod 4).
-__device__ __forceinline__ void write_staged_u32(const u32* st, u32 s0, u32 cnt, u32* dst) {
-  prim::detail::store_range<32>(
-      dst, s0, cnt, threadIdx.x & 31u,
-      [&](u32 j) {
-        return make_uint4(st[stage_slot(j)], st[stage_slot(j + 1)], st[stage_slot(j + 2)], st[stage_slot(j + 3)]);
-      },
-      [&](u32 j) { return st[stage_slot(j)]; });
-}
-
-// One warp: bytes [0, cnt) of the word array w (4 readable bytes after them) to dst[s0 ..).
-__device__ __forceinline__ void write_bytes_from(const u32* w, u32 s0, u32 cnt, u8* dst) {
-  prim::detail::store_range<32>(
-      dst, s0, cnt, threadIdx.x & 31u, [&](u32 b) { return prim::detail::read16(w, b); },
-      [&](u32 b) { return static_cast<u8>(prim::detail::read4(w, b)); });
-}
-
-// One warp: global bytes [gb, gb + cnt) are staged at st[0 .. cnt) (16-byte aligned, 4 readable
-// bytes of slack after them); dst = out + gb - s0 is 16-byte aligned (s0 = address of gb mod 16).
-__device__ __forceinline__ void write_staged_bytes(const u8* st, u32 s0, u32 cnt, u8* dst) {
-  write_bytes_from(reinterpret_cast<const u32*>(st), s0, cnt, dst);
 }
 
 }  // namespace gutf8::kern

@@ -1,7 +1,7 @@
-// The walk both column kernels share (column_scan.cuh, column_write.cuh): a string column's data
+// The walk both column kernels share (kernel_column_scan.cuh, kernel_column_write.cuh): a string column's data
 // bytes [offsets[0], offsets[length]) are one flat text cut into 1 KiB segments, a warp per run of
 // consecutive segments, 32 bytes a lane, classified with bit planes as the flat validate kernel
-// does, with every row start breaking the links between bytes (row_links.cuh).
+// does, with every row start breaking the links between bytes (lane_row_links.cuh).
 //
 // Row starts come from the offsets themselves: a warp finds its first row once (a 32-ary search,
 // one load per lane a step) and then keeps a cursor; each segment loads the offsets of the rows
@@ -16,7 +16,7 @@
 
 #include "prim/warp_scan.cuh"
 #include "utf8/common.cuh"
-#include "utf8/row_links.cuh"
+#include "utf8/lane_row_links.cuh"
 
 namespace gutf8::kern::columns {
 

@@ -1,11 +1,11 @@
 // The column analysis kernel: which rows are invalid (and where their first error lies), per-row
 // counts, and each segment's output size for a repair, in one read of the bytes and the offsets
-// (column_rows.cuh walks them). A segment without errors and without per-row sums does no
+// (warp_column_rows.cuh walks them). A segment without errors and without per-row sums does no
 // per-row work at all; per-row results are plain stores for rows inside the segment and atomics
 // only for the pieces of rows that cross a segment edge (and for invalid rows).
 #pragma once
 
-#include "utf8/column_rows.cuh"
+#include "utf8/warp_column_rows.cuh"
 
 namespace gutf8::kern::columns {
 

@@ -1,5 +1,5 @@
-// The stats kernels of the CUDA block processor (declarations and contract: utf8/stats.hpp).
-#include "utf8/stats.hpp"
+// The stats kernels of the CUDA block processor (declarations and contract: utf8/kernel_stats.hpp).
+#include "utf8/kernel_stats.hpp"
 
 #include <algorithm>
 

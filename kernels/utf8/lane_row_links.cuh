@@ -1,5 +1,5 @@
 // Bit-plane classification of a string column's bytes as one flat text in which every row start
-// breaks the links between bytes (planes.cuh gives the flat classification): a byte at a row
+// breaks the links between bytes (lane_planes.cuh gives the flat classification): a byte at a row
 // start never continues a sequence of the row before, and a lead never takes bytes of the next
 // row, so a sequence cut by a row's end is an error unit of that row, exactly what the one-shot
 // API reports for the row alone. Also the per-byte "kept" mask of a block from the row starts in
@@ -10,7 +10,7 @@
 // bytes after it.
 #pragma once
 
-#include "utf8/planes.cuh"
+#include "utf8/lane_planes.cuh"
 
 namespace gutf8::kern {
 

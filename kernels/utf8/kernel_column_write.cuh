@@ -1,14 +1,15 @@
 // The column repair kernel: writes the repaired bytes and the new offsets of every row, the bytes
 // of all kept rows being one flat output in row order, so each segment's output starts where the
-// exclusive scan of the segments' sizes (column_scan.cuh's seg_out, scanned with gutf8::prim)
+// exclusive scan of the segments' sizes (kernel_column_scan.cuh's seg_out, scanned with gutf8::prim)
 // says and lands in it as the flat sanitize kernel's warps do: a warp whose bytes are all kept
 // and well-formed stores its input with aligned 16-byte stores, others stage their output in
 // shared memory first. A row's new offset is its segment's start plus the output of the bytes
 // before it in the segment (the lane masks' prefix counts).
 #pragma once
 
-#include "utf8/column_scan.cuh"
-#include "utf8/tile.cuh"
+#include "utf8/kernel_column_scan.cuh"
+#include "utf8/tile_classify.cuh"
+#include "utf8/tile_write.cuh"
 
 namespace gutf8::kern::columns {
 
@@ -71,19 +72,7 @@ __global__ void __launch_bounds__(column_block_threads)
         *reinterpret_cast<uint4*>(st + lane * lane_bytes) = make_uint4(x[0], x[1], x[2], x[3]);
         *reinterpret_cast<uint4*>(st + lane * lane_bytes + 16) = make_uint4(x[4], x[5], x[6], x[7]);
       } else {
-        u32 k = sh.out.pre[lane];
-#pragma unroll
-        for (int i = 0; i < 32; ++i) {
-          const u8 v = static_cast<u8>(x[i / 4] >> (8 * (i % 4)));
-          if ((copy >> i) & 1u) {
-            st[k++] = v;
-          } else if ((repl >> i) & 1u) {
-            st[k] = 0xEF;
-            st[k + 1] = 0xBF;
-            st[k + 2] = 0xBD;
-            k += 3;
-          }
-        }
+        stage_repaired_bytes(x, copy, repl, st, sh.out.pre[lane]);
       }
       __syncwarp();
       const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(o.out) + at) & 15u);

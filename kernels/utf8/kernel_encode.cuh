@@ -3,20 +3,20 @@
 // error unit (index `full`). Offsets in the summary are byte offsets of the UTF-32 input.
 // Fused: tiles of 256 threads x 24 elements (96 input bytes per thread); compact: 8 per thread.
 //   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back
-//     (tile.cuh, kernels/prim); each warp stages its bytes in shared memory a word at a time
+//     (tile_rank.cuh, kernels/prim); each warp stages its bytes in shared memory a word at a time
 //     (word_appender, the UTF-8 forms from a shared table) while warp 0 looks back, then writes
 //     them with aligned 16-byte stores.
 //   * encode_expand_kernel + kernels/prim's select: every element writes 4 bytes padded with 0xFF
 //     (a byte UTF-8 never contains), then a stream compaction removes the padding.
 #pragma once
 
-#include "utf8/encode_unit.cuh"
-#include "utf8/summary.cuh"
+#include "utf8/lane_encode.cuh"
+#include "utf8/kernel_summary.cuh"
 #include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
 
-// Tile shapes (encode_elems, encode_tile, expand_elems, expand_tile): tile_shape.cuh.
+// Tile shapes (encode_elems, encode_tile, expand_elems, expand_tile): policy.cuh.
 inline constexpr u32 encode_stage_bytes = 4 * 32 * encode_elems + 32;
 
 // One thread's E consecutive elements: values, error / LF bits (bit j = element e0 + j).
@@ -71,7 +71,7 @@ __device__ __forceinline__ u32 out_length(u32 c, bool is_err) {
   return is_err ? (P == error_policy::replace ? 3u : 0u) : len;
 }
 
-// The encoders' table of UTF-8 forms by highest set bit (encode_unit.cuh), in shared memory.
+// The encoders' table of UTF-8 forms by highest set bit (lane_encode.cuh), in shared memory.
 struct utf8_form_table {
   utf8_form form[32];
 
@@ -143,12 +143,9 @@ __device__ __forceinline__ void append_encoded(const encode_view<E>& ev, u32 kee
   }
 }
 
-// 24 elements a thread, 6 blocks per SM (40 registers): a tile's fixed costs (scan, look-back,
-// the barrier they end in) spread over 1.5x the bytes. Against 16 a thread at 7 blocks: +7.5 to
-// +12 % on every corpus; 32 a thread (5 blocks): -8 to +8 % (H100, bench/results/codec_tuning.md,
-// session 9).
+// encode_elems elements a thread (policy.cuh).
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(block_threads, 6)
+__global__ void __launch_bounds__(block_threads, encode_fused_min_blocks)
     encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, rank_state states,
                         u32 last_tile) {
   constexpr int E = encode_elems;

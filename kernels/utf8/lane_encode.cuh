@@ -1,9 +1,9 @@
 // One scalar value to its UTF-8 bytes without branches, for the encoders (the inverse of
-// planes.cuh's decode_unit). __host__ __device__: tests/gpu/planes_host_test.cpp checks every
+// lane_planes.cuh's decode_unit). __host__ __device__: tests/gpu/planes_host_test.cpp checks every
 // scalar value against detail::encode_scalar.
 #pragma once
 
-#include "utf8/planes.cuh"
+#include "utf8/lane_planes.cuh"
 
 namespace gutf8::kern {
 

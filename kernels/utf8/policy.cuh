@@ -1,0 +1,52 @@
+// The UTF-8 kernels' tuning knobs, apart from the algorithms (as kernels/prim/policy.cuh is the
+// primitives'): tile shapes, the blocks per SM the kernels are compiled for, the fused decoder's
+// path thresholds, the L2 prefetch distance. Constants only, so host code includes it too (the
+// GPU tests place their boundary sizes on the kernels' real tile edges). Each value's reason is
+// one line here; the measurements are in bench/results/codec_tuning.md ("The knobs in
+// kernels/utf8/policy.cuh and why").
+#pragma once
+
+#include <cstdint>
+
+#include "gutf8/types.hpp"
+
+namespace gutf8::kern {
+
+inline constexpr int block_threads = 256;  // every codec kernel
+
+// The UTF-8 tile kernels (tile_classify.cuh): 8 warps, each lane owning 32 consecutive bytes.
+inline constexpr int tile_warps = 8;
+inline constexpr int tile_threads = 32 * tile_warps;
+static_assert(tile_threads == block_threads);
+inline constexpr std::uint32_t lane_bytes = 32;
+inline constexpr std::uint32_t warp_bytes = 32 * lane_bytes;
+inline constexpr std::uint32_t tile_bytes = tile_warps * warp_bytes;
+
+// The UTF-32 encoders: values per thread and per tile. Fused: 24 (96 input bytes a thread)
+// spreads a tile's fixed costs over 1.5x the bytes of 16 at 6 blocks per SM.
+inline constexpr int encode_elems = 24;
+inline constexpr std::uint32_t encode_tile = block_threads * encode_elems;
+inline constexpr int expand_elems = 8;  // compact (32 bytes a thread)
+inline constexpr std::uint32_t expand_tile = block_threads * expand_elems;
+
+// Blocks per SM the kernels are compiled for (__launch_bounds__), i.e. their register budget.
+inline constexpr int decode_fused_min_blocks = 6;  // 40 registers, no spill; 35 KB of shared memory
+inline constexpr int encode_fused_min_blocks = 6;  // 40 registers with encode_elems = 24
+inline constexpr int validate_min_blocks = 3;      // three segments' loads in flight a warp
+
+// The fused decoder's balanced path (kernel_decode_fused.cuh): a warp takes it when some lane
+// has more than balance_above units to decode one by one (the staging loop runs as long as its
+// busiest lane), and the warp fewer than balance_below units (nearly-ASCII warps would list
+// their units with 32-way bank conflicts).
+inline constexpr std::uint32_t balance_above = 6;
+inline constexpr std::uint32_t balance_below = 768;
+// Where warp 0 looks back in the fused decoder: before its own staging under strict (the lead
+// counts were published long before), after it under replace and drop (before cost ASCII 2-3 %).
+template <error_policy P>
+inline constexpr bool look_back_first = P == error_policy::strict;
+
+// The tile kernels ask L2 for the input this far ahead of their tile as they start: flat from 1
+// to 4 MiB, worse from 8 MiB (ASCII decode's output evicts the lines before their tile reads them).
+inline constexpr std::uint64_t prefetch_ahead_bytes = std::uint64_t{2} << 20;
+
+}  // namespace gutf8::kern
