@@ -45,3 +45,5 @@ for f in "$out"/ncu_*.txt; do [[ -f $f ]] && { echo "=== $(basename "$f")"; grep
 echo "=== codec A/B (base, new: per-round GB/s, mean, ratio)"; cat "$out/codec_ab.txt"
 echo "=== prim A/B at 2^28 (bench_prim, each round: base then new)"
 grep -H "2^28" "$out"/prim-*.log | sed "s|$out/||"
+# Everything in one file, for callers that can fetch only a few files back.
+tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"
