@@ -187,7 +187,9 @@ struct tile_state<T, false> {
 //    before it "invalid". The owner adds aggregate + its exclusive prefix after a barrier that
 //    follows every part's add, so in the word's order of modifications it comes last: the
 //    status carries to "inclusive", the count becomes prefix + count. Counted values never stop.
-// The words are cleared (zero) before every launch, by a memset or by a kernel before it.
+// The words are cleared (zero) before every launch, by a memset or by a kernel before it. A tile's
+// own value must stay below 2^27, so that a look-back window of 31 of them sums in 32 bits (the
+// codec's tiles hold at most 2^15); prefixes (inclusive values) may use all 61 bits.
 struct flagged_count_state {
   using value_type = unsigned long long;
   using sum = flagged_sum<value_type, 61>;
@@ -223,7 +225,7 @@ struct flagged_count_state {
   }
 
   // The look-back's window, all 32 lanes: lane `first` holds the nearest inclusive entry (or the
-  // window's first aggregate); the others aggregates, tile counts below 2^32 (only an inclusive
+  // window's first aggregate); the others aggregates, tile values below 2^27 (only an inclusive
   // value can be large): one 32-bit warp sum up to the first stop instead of a 64-bit scan.
   __device__ __forceinline__ static value_type window_total(value_type v, unsigned first) {
     const unsigned lane = lane_id();

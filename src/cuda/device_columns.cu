@@ -127,9 +127,10 @@ struct analysis {
   column_totals totals{};
 };
 
+// Presets an optional device array (null: not asked for, nothing to fill).
 template <class T>
 void fill(T* d, int byte, u64 count, cudaStream_t stream) {
-  if (count != 0) check(cudaMemsetAsync(d, byte, count * sizeof(T), stream), "cudaMemsetAsync");
+  if (d != nullptr && count != 0) check(cudaMemsetAsync(d, byte, count * sizeof(T), stream), "cudaMemsetAsync");
 }
 
 u64 bit_words(u64 rows) { return (rows + 31) / 32; }

@@ -259,7 +259,8 @@ TEST(PrimBuildingBlocks, FlaggedCountLookbackStoredAndCounted) {
     for (std::size_t tiles : {std::size_t{1}, std::size_t{2}, std::size_t{33}, std::size_t{65}, std::size_t{5003}})
       for (unsigned stop_every : {0u, 20000u, 500u}) {
         check_flagged_tiles(counted, tiles, 1000, stop_every);
-        check_flagged_tiles(counted, tiles, 1u << 22, stop_every);  // prefixes past 2^32
+        // Tile values up to 2^26 (the state's bound is 2^27): prefixes past 2^32.
+        check_flagged_tiles(counted, tiles, (1u << 26) / kThreads, stop_every);
       }
 }
 
