@@ -21,8 +21,8 @@ namespace {
 using u8 = std::uint8_t;
 using cp_run = kern::stats::code_point_run;
 
-// What one piece leaves on the device for the host: copied back in one transfer.
-struct piece_result {
+// What one sub-block leaves on the device for the host: copied back in one transfer.
+struct sub_block_result {
   device::device_summary summary;
   unsigned long long by_length[4];  // stats
   std::uint32_t runs;               // stats with a histogram
@@ -66,7 +66,7 @@ class cuda_processor final : public block_processor {
   cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, cuda_tuning tuning)
       : fallback_(std::move(fallback)), tuning_(tuning), device_(opt.device),
         memory_limit_(opt.device_memory_limit) {
-    tuning_.pieces = std::max(tuning_.pieces, 1u);
+    tuning_.sub_blocks = std::max(tuning_.sub_blocks, 1u);
     tuning_.min_retry_block = std::max<std::size_t>(tuning_.min_retry_block, 4096);
     tuning_.max_sub_block = std::max(tuning_.max_sub_block, tuning_.min_retry_block);
     if (!tuning_.lazy) start();
@@ -75,7 +75,7 @@ class cuda_processor final : public block_processor {
   ~cuda_processor() override {
     if (started_) {
       cudaSetDevice(device_);
-      for (slot& s : slots_) cudaStreamSynchronize(s.stream);
+      for (stream_resources& s : streams_) cudaStreamSynchronize(s.stream);
     }
   }
 
@@ -122,23 +122,25 @@ class cuda_processor final : public block_processor {
     return r;
   }
 
-  struct slot {
+  // One of the two CUDA streams and what a sub-block on it uses: events, device and staging buffers.
+  struct stream_resources {
     cuda::stream stream;
     cuda::event start, h2d, kernels, summary, out_start, out_done;
     cuda::device_buffer<u8> in, out, temp, hist_temp;
-    cuda::device_buffer<piece_result> result;
+    cuda::device_buffer<sub_block_result> result;
     cuda::device_buffer<cp_run> runs;
     cuda::pinned_buffer<u8> in_stage, out_stage;
     cuda::pinned_buffer<cp_run> runs_host;
-    std::size_t capacity = 0;  // piece bytes the buffers hold
+    std::size_t capacity = 0;  // sub-block bytes the buffers hold
     double hist_kernel_s = 0, hist_d2h_s = 0;
   };
 
-  struct piece {
+  // A part of a block, queued on one CUDA stream while the other stream works on the part before.
+  struct sub_block {
     std::size_t pos = 0, n = 0, carry = 0;
-    bool final = false;    // the last piece of the block
+    bool final = false;    // the last sub-block of the block
     bool is_last = false;  // ... and the input ends there
-    unsigned index = 0;    // slot = index % 2
+    unsigned index = 0;    // its CUDA stream: streams_[index % 2]
   };
 
   // ------------------------------------------------------------------ start-up ----
@@ -173,9 +175,9 @@ class cuda_processor final : public block_processor {
     try {
       cuda::check(cudaSetDevice(device_), "cudaSetDevice");
       cuda::check(cudaFree(nullptr), "creating the CUDA context");
-      slots_.clear();
-      slots_.resize(2);  // streams and events: created only now, never for a CPU-only run
-      host_results_ = cuda::pinned_buffer<piece_result>(slots_.size());
+      streams_.clear();
+      streams_.resize(2);  // streams and events: created only now, never for a CPU-only run
+      host_results_ = cuda::pinned_buffer<sub_block_result>(streams_.size());
     } catch (const error& e) {
       cudaGetLastError();
       throw error(e.code() == errc::out_of_memory ? errc::out_of_memory : errc::no_device,
@@ -186,30 +188,30 @@ class cuda_processor final : public block_processor {
 
   // ----------------------------------------------------------------- buffers ----
 
-  // The piece size for a block: about tuning.pieces pieces, whole MiB, within the limits.
+  // The sub-block size for a block: about tuning.sub_blocks of them, whole MiB, within the limits.
   std::size_t plan(std::size_t size) const {
     constexpr std::size_t mib = std::size_t{1} << 20;
-    std::size_t sub = (size / tuning_.pieces + mib - 1) / mib * mib;
+    std::size_t sub = (size / tuning_.sub_blocks + mib - 1) / mib * mib;
     sub = std::max(sub, tuning_.min_sub_block);
     sub = std::min(sub, tuning_.max_sub_block);
     return std::min(sub, size);
   }
 
-  // Makes both slots hold pieces of the planned size, halving it when the GPU (or the pinned
-  // host memory, or options::device_memory_limit) runs out. Returns the piece size, or 0 when
+  // Makes both streams' buffers hold sub-blocks of the planned size, halving it when the GPU (or the pinned
+  // host memory, or options::device_memory_limit) runs out. Returns the sub-block size, or 0 when
   // even the smallest does not fit and the processor is lazy (auto_select falls back to the CPU).
   std::size_t reserve(const block_request& rq, bool in_pinned, bool out_pinned) {
     std::size_t sub = plan(rq.size);
     for (;;) {
       try {
-        const slot_sizes need = sizes_for(rq, sub);
+        const buffer_sizes need = sizes_for(rq, sub);
         check_memory_limit(need);  // inside the try: a limit takes the path a real failure takes
-        for (slot& s : slots_) reserve_slot(s, rq, need, in_pinned, out_pinned);
+        for (stream_resources& s : streams_) reserve_stream(s, rq, need, in_pinned, out_pinned);
         return sub;
       } catch (const error& e) {
         if (e.code() != errc::out_of_memory) throw;
         cudaGetLastError();
-        for (slot& s : slots_) release(s);
+        for (stream_resources& s : streams_) release(s);
         if (sub <= tuning_.min_retry_block) {
           if (tuning_.lazy) {
             give_up(e);
@@ -225,24 +227,24 @@ class cuda_processor final : public block_processor {
     }
   }
 
-  static void release(slot& s) {
+  static void release(stream_resources& s) {
     s.in = {}, s.out = {}, s.temp = {}, s.hist_temp = {}, s.runs = {};
     s.in_stage = {}, s.out_stage = {}, s.runs_host = {};
     s.capacity = 0;
   }
 
-  // What one slot's buffers must hold for pieces of `piece` bytes of rq: computed once, so the
+  // What one stream's buffers must hold for sub-blocks of `sub_block` bytes of rq: computed once, so the
   // memory limit and the allocations cannot disagree. Device buffers in bytes, runs in elements.
-  struct slot_sizes {
-    std::size_t piece = 0, in = 0, out = 0, temp = 0, hist_temp = 0, runs = 0;
+  struct buffer_sizes {
+    std::size_t sub_block = 0, in = 0, out = 0, temp = 0, hist_temp = 0, runs = 0;
     bool histogram = false;
   };
 
-  slot_sizes sizes_for(const block_request& rq, std::size_t sub) const {
-    slot_sizes z;
+  buffer_sizes sizes_for(const block_request& rq, std::size_t sub) const {
+    buffer_sizes z;
     const bool stats = rq.op == operation::stats;
     const std::size_t width = stats ? 4 : output_width(rq.op);
-    z.piece = z.in = sub;
+    z.sub_block = z.in = sub;
     z.out = width == 0 ? 0 : width * sub + 16;
     z.temp = std::max<std::size_t>(temp_bytes(rq, sub), 1);
     z.histogram = stats && rq.histogram != nullptr;
@@ -254,48 +256,48 @@ class cuda_processor final : public block_processor {
     return z;
   }
 
-  // Device bytes a slot holds once reserve_slot(z) ran: buffers only grow, so for each the larger
+  // Device bytes a stream's buffers hold once reserve_stream(z) ran: buffers only grow, so for each the larger
   // of what it holds and what z asks for.
-  static std::uint64_t device_bytes_after(const slot& s, const slot_sizes& z) {
+  static std::uint64_t device_bytes_after(const stream_resources& s, const buffer_sizes& z) {
     const auto after = [](const auto& b, std::size_t bytes) {
       return std::max<std::uint64_t>(b.bytes(), bytes);
     };
     return after(s.in, z.in) + after(s.out, z.out) + after(s.temp, z.temp) + after(s.hist_temp, z.hist_temp) +
-           after(s.runs, z.runs * sizeof(cp_run)) + sizeof(piece_result);
+           after(s.runs, z.runs * sizeof(cp_run)) + sizeof(sub_block_result);
   }
 
   // options::device_memory_limit: buffers that would exceed it fail as cudaMalloc would, before
   // anything is allocated, so the caller's retry and fallback are those of a real out-of-memory.
-  void check_memory_limit(const slot_sizes& z) const {
+  void check_memory_limit(const buffer_sizes& z) const {
     if (memory_limit_ == 0) return;
     std::uint64_t total = 0;
-    for (const slot& s : slots_) total += device_bytes_after(s, z);
+    for (const stream_resources& s : streams_) total += device_bytes_after(s, z);
     if (total > memory_limit_)
       throw error(errc::out_of_memory, "the buffers need " + std::to_string(total) +
                                            " bytes, over the device memory limit of " +
                                            std::to_string(memory_limit_) + " bytes");
   }
 
-  void reserve_slot(slot& s, const block_request& rq, const slot_sizes& z, bool in_pinned, bool out_pinned) {
+  void reserve_stream(stream_resources& s, const block_request& rq, const buffer_sizes& z, bool in_pinned, bool out_pinned) {
     grow(s.in, z.in);
     if (z.out != 0) grow(s.out, z.out);
     grow(s.temp, z.temp);
     if (s.result.size() == 0) {
-      s.result = cuda::device_buffer<piece_result>(1);
-      // Every piece downloads the whole piece_result, whose stats fields only stats writes.
-      cuda::check(cudaMemset(s.result.data(), 0, sizeof(piece_result)), "cudaMemset (piece result)");
+      s.result = cuda::device_buffer<sub_block_result>(1);
+      // Every sub-block downloads the whole sub_block_result, whose stats fields only stats writes.
+      cuda::check(cudaMemset(s.result.data(), 0, sizeof(sub_block_result)), "cudaMemset (sub-block result)");
     }
     if (z.histogram) {
       grow(s.hist_temp, z.hist_temp);
       grow(s.runs, z.runs);
       grow(s.runs_host, z.runs);
     }
-    if (!in_pinned) grow(s.in_stage, z.piece);
+    if (!in_pinned) grow(s.in_stage, z.sub_block);
     if (!out_pinned && rq.op != operation::stats && z.out != 0) grow(s.out_stage, z.out);
-    s.capacity = z.piece;
+    s.capacity = z.sub_block;
   }
 
-  // Temporary storage of the device API for a piece of n bytes.
+  // Temporary storage of the device API for a sub-block of n bytes.
   std::size_t temp_bytes(const block_request& rq, std::size_t n) const {
     std::size_t bytes = 0;
     cuda::check(launch(rq.op, rq.policy, nullptr, bytes, nullptr, n, nullptr, nullptr, true, nullptr),
@@ -330,23 +332,23 @@ class cuda_processor final : public block_processor {
     return device::validate(temp, bytes, bin, n, summary, is_last, stream);
   }
 
-  piece next_piece(const block_request& rq, std::size_t pos, std::size_t sub, unsigned index) const {
-    piece p;
+  sub_block next_sub_block(const block_request& rq, std::size_t pos, std::size_t sub, unsigned index) const {
+    sub_block p;
     p.pos = pos;
     p.n = std::min(sub, rq.size - pos);
     p.final = pos + p.n == rq.size;
     p.is_last = p.final && rq.at_end;
     p.index = index;
-    // The carry the device API will report, known here so the next piece is queued before the
+    // The carry the device API will report, known here so the next sub-block is queued before the
     // GPU has decided.
     if (!p.is_last)
       p.carry = rq.op == operation::encode ? p.n % 4 : detail::incomplete_tail(rq.data + pos, p.n);
     return p;
   }
 
-  // Queues a piece on its slot's stream: upload, device API (+ stats kernels), summary download.
-  void enqueue(const block_request& rq, const piece& p, bool in_pinned) {
-    slot& s = slots_[p.index % 2];
+  // Queues a sub-block on its CUDA stream: upload, device API (+ stats kernels), summary download.
+  void enqueue(const block_request& rq, const sub_block& p, bool in_pinned) {
+    stream_resources& s = streams_[p.index % 2];
     const u8* src = rq.data + p.pos;
     if (!in_pinned) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -358,10 +360,10 @@ class cuda_processor final : public block_processor {
     cuda::check(cudaMemcpyAsync(s.in.data(), src, p.n, cudaMemcpyHostToDevice, s.stream),
                 "cudaMemcpyAsync (chunk to GPU)");
     s.h2d.record(s.stream);
-    piece_result* result = s.result.data();
+    sub_block_result* result = s.result.data();
     device::device_summary* summary = &result->summary;
     if (rq.op == operation::stats)
-      cuda::check(cudaMemsetAsync(result, 0, sizeof(piece_result), s.stream), "cudaMemsetAsync");
+      cuda::check(cudaMemsetAsync(result, 0, sizeof(sub_block_result), s.stream), "cudaMemsetAsync");
     std::size_t bytes = s.temp.size();
     cuda::check(launch(rq.op, rq.policy, s.temp.data(), bytes, s.in.data(), p.n, s.out.data(), summary,
                        p.is_last, s.stream),
@@ -371,24 +373,24 @@ class cuda_processor final : public block_processor {
                                              result->by_length, s.stream),
                   "stats kernel (sequence lengths)");
     s.kernels.record(s.stream);
-    cuda::check(cudaMemcpyAsync(&host_results_.data()[p.index % 2], result, sizeof(piece_result),
+    cuda::check(cudaMemcpyAsync(&host_results_.data()[p.index % 2], result, sizeof(sub_block_result),
                                 cudaMemcpyDeviceToHost, s.stream),
                 "cudaMemcpyAsync (summary to host)");
     s.summary.record(s.stream);
   }
 
-  // The (code point, count) runs of a stats piece, added to the caller's histogram.
-  void merge_histogram(slot& s, std::uint64_t code_points, std::uint64_t* histogram, unsigned index) {
+  // The (code point, count) runs of a stats sub-block, added to the caller's histogram.
+  void merge_histogram(stream_resources& s, std::uint64_t code_points, std::uint64_t* histogram, unsigned index) {
     if (code_points == 0) return;
     const cuda::event& begin = s.summary;  // recorded, complete
     std::size_t bytes = s.hist_temp.size();
-    piece_result* result = s.result.data();
+    sub_block_result* result = s.result.data();
     cuda::check(kern::stats::histogram_runs(s.hist_temp.data(), bytes,
                                             reinterpret_cast<const char32_t*>(s.out.data()), code_points,
                                             s.runs.data(), &result->runs, s.stream),
                 "stats kernels (code point histogram)");
     s.kernels.record(s.stream);
-    piece_result& host = host_results_.data()[index % 2];
+    sub_block_result& host = host_results_.data()[index % 2];
     cuda::check(cudaMemcpyAsync(&host.runs, &result->runs, sizeof host.runs, cudaMemcpyDeviceToHost, s.stream),
                 "cudaMemcpyAsync (histogram size)");
     s.out_start.record(s.stream);
@@ -410,7 +412,7 @@ class cuda_processor final : public block_processor {
     struct drain {
       cuda_processor& self;
       ~drain() {
-        for (slot& s : self.slots_) cudaStreamSynchronize(s.stream);
+        for (stream_resources& s : self.streams_) cudaStreamSynchronize(s.stream);
       }
     } guard{*this};
 
@@ -419,12 +421,12 @@ class cuda_processor final : public block_processor {
     const bool strict = transcodes && rq.policy == error_policy::strict;
     const std::size_t out_unit = rq.op == operation::decode ? 4 : 1;
     block_result r;
-    std::deque<piece> queued;
+    std::deque<sub_block> queued;
     std::size_t next_pos = 0;
     unsigned next_index = 0;
     bool more = true;
     const auto push = [&] {
-      const piece p = next_piece(rq, next_pos, sub, next_index++);
+      const sub_block p = next_sub_block(rq, next_pos, sub, next_index++);
       enqueue(rq, p, in_pinned);
       next_pos = p.pos + p.n - p.carry;
       more = !p.final;
@@ -434,20 +436,20 @@ class cuda_processor final : public block_processor {
     if (more) push();
 
     while (!queued.empty()) {
-      const piece p = queued.front();
+      const sub_block p = queued.front();
       queued.pop_front();
-      slot& s = slots_[p.index % 2];
+      stream_resources& s = streams_[p.index % 2];
       s.hist_kernel_s = s.hist_d2h_s = 0;
       s.summary.synchronize();
       times_.h2d_seconds += seconds_between(s.start, s.h2d);
       times_.kernel_seconds += seconds_between(s.h2d, s.kernels);
       times_.d2h_seconds += seconds_between(s.kernels, s.summary);
-      const piece_result& h = host_results_.data()[p.index % 2];
+      const sub_block_result& h = host_results_.data()[p.index % 2];
       const device::device_summary d = h.summary;
       const bool stopped = strict && d.errors != 0;
       if (!stopped && (d.carry != p.carry || d.consumed != p.n - p.carry))
         throw error(errc::device_failure,
-                    "CUDA backend: the GPU carried " + std::to_string(d.carry) + " bytes of a piece, the host " +
+                    "CUDA backend: the GPU carried " + std::to_string(d.carry) + " bytes of a sub-block, the host " +
                         std::to_string(p.carry));
       if (d.first_error_offset != device::no_offset && r.first_error == no_error) {
         r.first_error = p.pos + d.first_error_offset;
@@ -485,7 +487,7 @@ class cuda_processor final : public block_processor {
         r.stopped = true;
         break;
       }
-      if (more) push();  // into the slot just drained
+      if (more) push();  // onto the stream just drained
     }
     if (!rq.count_lines) r.lines = 0;
     return r;
@@ -496,8 +498,8 @@ class cuda_processor final : public block_processor {
   int device_;
   std::uint64_t memory_limit_;  // options::device_memory_limit; 0 = none
   bool started_ = false, failed_ = false;
-  std::vector<slot> slots_;  // two, once started
-  cuda::pinned_buffer<piece_result> host_results_;
+  std::vector<stream_resources> streams_;  // two, once started
+  cuda::pinned_buffer<sub_block_result> host_results_;
   stream_timings times_{};
 };
 

@@ -1,6 +1,6 @@
 // The file scheduler: pieces of a regular file (file/pieces.hpp) go to whichever worker is free,
 // CPU threads one piece at a time, GPU lanes a run of many pieces at once, and the calling
-// thread commits the results in file order into one internal::session, so the output and the
+// thread commits the results in file order into one internal::stream_core, so the output and the
 // report are those of one stream fed the whole file, whatever the mix of workers and whatever
 // order they finish in.
 //

@@ -15,7 +15,7 @@
 #include "check.hpp"
 #include "codec/boundary.hpp"
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "file/process_file.hpp"
 #include "gutf8/file.hpp"
 
