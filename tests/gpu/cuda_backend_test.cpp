@@ -1,4 +1,4 @@
-// The CUDA backend behind the host API and gutf8::stream (src/cuda/cuda_block.cpp, dispatch.cpp):
+// The CUDA backend behind the host API and gutf8::stream (src/cuda/cuda_block_*.cpp, dispatch.cpp):
 // byte-identical to the CPU backend for every operation, policy, chunking and input, invalid
 // inputs, stats and top included. Also the CUDA block processor on its own, with sub-blocks small
 // enough that every block is split (carry across sub-blocks, strict stops in a later sub-block).

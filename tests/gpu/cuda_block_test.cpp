@@ -1,4 +1,4 @@
-// The CUDA block processor (src/cuda/cuda_block.cpp) inside the backend-neutral stream core, fed in
+// The CUDA block processor (src/cuda/cuda_block.hpp) inside the backend-neutral stream core, fed in
 // chunks, against the CPU codec's one-shot results.
 #include "codec/cpu_block.hpp"
 #include "codec/stream_core.hpp"
