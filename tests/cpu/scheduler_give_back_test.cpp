@@ -23,10 +23,9 @@
 #include "file/process_file.hpp"
 #include "file_pipeline_support.hpp"
 
+namespace gutf8::test {
 namespace {
 
-using namespace gutf8;
-using namespace gutf8::test;
 using internal::file_run_tuning;
 using internal::file_work;
 using internal::file_worker;
@@ -187,44 +186,51 @@ class cast {
 
 [[noreturn]] void give_back() { throw internal::run_given_back(nullptr); }
 
-file_config decode_in_pieces_of(std::size_t piece_bytes) {
-  file_config config;
-  config.stream = {operation::decode, error_policy::replace, false, {.backend = backend::cpu}};
-  config.piece_bytes = piece_bytes;
-  return config;
+// Marks "NAME holds its run" on its first run, then gives that run back once `after` is marked.
+worker_script gives_back_first_run(steps& st, const std::string& name, const std::string& after) {
+  return {.before_run = [&st, holds = name + " holds its run", after](const piece_run&, int call) {
+    if (call != 1) return;
+    st.mark(holds);
+    st.await({after});
+    give_back();
+  }};
 }
 
-// Runs the file through the cast; the output, or the failure that ended the run as a test failure.
-std::string run_cast(const temp_file& f, const file_config& config, const file_run_tuning& tuning) {
-  std::string written;
-  const output_sink sink = [&](std::span<const std::byte> b) {
-    written.append(reinterpret_cast<const char*>(b.data()), b.size());
-    return true;
-  };
-  try {
-    internal::run_file(f.fd(), 0, config, sink, {}, 0, tuning);
-  } catch (const error& e) {
-    ADD_FAILURE() << "the run failed: " << e.what();
+// Each test's steps and cast, and the file they decode.
+class SchedulerGiveBack : public testing::Test {
+ protected:
+  // Decodes `size` bytes of text (seed: which) through the cast in pieces of 512 bytes; the output
+  // must be the one-shot API's, and a failure that ends the run fails the test.
+  void decode_through_the_cast(std::size_t size, std::uint64_t seed) {
+    auto g = rng(seed);
+    const std::string in = random_text(g, size, 0.01);
+    const temp_file f(in);
+    file_config config;
+    config.stream = {operation::decode, error_policy::replace, false, {.backend = backend::cpu}};
+    config.piece_bytes = 512;
+    std::string written;
+    const output_sink sink = [&](std::span<const std::byte> b) {
+      written.append(reinterpret_cast<const char*>(b.data()), b.size());
+      return true;
+    };
+    try {
+      internal::run_file(f.fd(), 0, config, sink, {}, 0, workers.tuning(st));
+    } catch (const error& e) {
+      ADD_FAILURE() << "the run failed: " << e.what();
+    }
+    EXPECT_TRUE(same_bytes(written, one_shot(operation::decode, error_policy::replace, in).out));
   }
-  return written;
-}
+
+  steps st;
+  cast workers;
+};
 
 // A gives piece 0 back; R takes it from the given-back list, and while R holds it W publishes piece 1
 // and asks for more. W must wait (R's run is in progress and may come back), not end: when R gives
 // the piece back again, W is the one left to do it. Before cc39eab the retaken run was not counted,
 // W ended, and the run failed with "every worker of the file pipeline stopped".
-TEST(SchedulerGiveBack, RetakenRunKeepsTheOthersWaiting) {
-  auto g = rng(61);
-  const std::string in = random_text(g, 1000, 0.01);
-  const temp_file f(in);
-  steps st;
-  cast workers;
-  workers.add("A", {.before_run = [&](const piece_run&, int call) {
-                      if (call != 1) return;
-                      st.mark("A holds its run");
-                      st.await({"W holds its run"});  // W has taken the other piece first
-                      give_back();
-                    }});
+TEST_F(SchedulerGiveBack, RetakenRunKeepsTheOthersWaiting) {
+  workers.add("A", gives_back_first_run(st, "A", "W holds its run"));  // W has the other piece first
   workers.add("W", {.start = [&] { st.await({"A holds its run"}); },
                     .before_run = [&](const piece_run&, int call) {
                       if (call != 1) return;
@@ -240,8 +246,7 @@ TEST(SchedulerGiveBack, RetakenRunKeepsTheOthersWaiting) {
                         ADD_FAILURE() << "W ended while R held a retaken run";
                       give_back();
                     }});
-  const std::string written = run_cast(f, decode_in_pieces_of(512), workers.tuning(st));
-  EXPECT_TRUE(same_bytes(written, one_shot(operation::decode, error_policy::replace, in).out));
+  decode_through_the_cast(1000, 61);  // two pieces
   EXPECT_TRUE(st.marked("R holds its run"));
 }
 
@@ -249,18 +254,8 @@ TEST(SchedulerGiveBack, RetakenRunKeepsTheOthersWaiting) {
 // whose outputs cannot commit before piece 0. L's next claim comes after the give-back: it must
 // leave piece 0 to C (a CPU worker, held back until L has claimed) and take piece 3. Before cc39eab
 // L took piece 0 and its pool would have waited forever (bounded_outputs reports that at once).
-TEST(SchedulerGiveBack, BoundedWorkerLeavesGivenBackRunsToOthers) {
-  auto g = rng(62);
-  const std::string in = random_text(g, 3000, 0.01);
-  const temp_file f(in);
-  steps st;
-  cast workers;
-  workers.add("G", {.before_run = [&](const piece_run&, int call) {
-                      if (call != 1) return;
-                      st.mark("G holds its run");
-                      st.await({"L processed two runs"});
-                      give_back();
-                    }});
+TEST_F(SchedulerGiveBack, BoundedWorkerLeavesGivenBackRunsToOthers) {
+  workers.add("G", gives_back_first_run(st, "G", "L processed two runs"));
   workers.add("L", {.start = [&] { st.await({"G holds its run"}); },
                     .before_run = [&](const piece_run&, int call) {
                       if (call == 3) st.mark("L claimed a third run");
@@ -272,10 +267,10 @@ TEST(SchedulerGiveBack, BoundedWorkerLeavesGivenBackRunsToOthers) {
                     },
                     .output_limit = 2});
   workers.add("C", {.start = [&] { st.await({"L claimed a third run"}); }});
-  const std::string written = run_cast(f, decode_in_pieces_of(512), workers.tuning(st));
-  EXPECT_TRUE(same_bytes(written, one_shot(operation::decode, error_policy::replace, in).out));
+  decode_through_the_cast(3000, 62);  // six pieces
   ASSERT_GE(workers.runs_of("L").size(), 3u);
   EXPECT_EQ(workers.runs_of("L")[2], 3u) << "L should have left the given-back piece 0 and taken piece 3";
 }
 
 }  // namespace
+}  // namespace gutf8::test
