@@ -96,17 +96,17 @@ void copies(int reps) {
   row("D2H pageable 256 MiB", rate([&] { cudaMemcpy(pageable.data(), dev.data(), n, cudaMemcpyDeviceToHost); }), "GB/s");
 }
 
-// pread of the whole file by `threads` threads, each reading 16 MiB pieces in turn.
+// pread of the whole file by `threads` threads, each reading 16 MiB at a time in turn.
 double read_rate(const char* path, unsigned threads, bool pinned, int reps) {
   const int fd = ::open(path, O_RDONLY);
   if (fd < 0) return 0;
   const off_t size = ::lseek(fd, 0, SEEK_END);
-  constexpr std::size_t piece = 16 * mib;
+  constexpr std::size_t read_size = 16 * mib;
   std::vector<gutf8::cuda::pinned_buffer<unsigned char>> pin;
   std::vector<std::vector<unsigned char>> page;
   for (unsigned t = 0; t < threads; ++t) {
-    if (pinned) pin.emplace_back(piece);
-    else page.emplace_back(piece);
+    if (pinned) pin.emplace_back(read_size);
+    else page.emplace_back(read_size);
   }
   const double s = median_of(reps, [&] {
     return seconds_of([&] {
@@ -114,8 +114,8 @@ double read_rate(const char* path, unsigned threads, bool pinned, int reps) {
       for (unsigned t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
           unsigned char* buf = pinned ? pin[t].data() : page[t].data();
-          for (off_t at = static_cast<off_t>(t * piece); at < size; at += static_cast<off_t>(threads * piece))
-            if (::pread(fd, buf, piece, at) < 0) std::abort();
+          for (off_t at = static_cast<off_t>(t * read_size); at < size; at += static_cast<off_t>(threads * read_size))
+            if (::pread(fd, buf, read_size, at) < 0) std::abort();
         });
     });
   });

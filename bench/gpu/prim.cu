@@ -126,7 +126,7 @@ stats summarize(std::vector<double> v) {
   return s;
 }
 
-// F(void* temp, size_t& bytes, int slot) -> cudaError_t, CUB convention.
+// F(void* temp, size_t& bytes, int k) -> cudaError_t, CUB convention; k picks the pools' slice.
 template <class F>
 stats time_gpu(F&& f, int runs, int warmup, cudaStream_t s) {
   std::size_t bytes = 0;
@@ -245,7 +245,7 @@ void bench_scan(const options& o, std::size_t n, cudaStream_t s) {
   cu::check_launch("fill");
   const double bytes = 2.0 * n * sizeof(T);
   cu::device_buffer<T> ref(n + 1), chk(n + 1);
-  {  // reference output (CUB) for slot 0
+  {  // reference output (CUB) for slice 0
     std::size_t b = 0;
     cu::check(prim::inclusive_sum(nullptr, b, in.slice(0), ref.data(), n, s, prim::scan_algorithm::cub), "q");
     cu::device_buffer<unsigned char> t(b);

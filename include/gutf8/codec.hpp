@@ -26,10 +26,11 @@ struct options {
   // Total input bytes when known (e.g. the file size), 0 when not. Only backend::auto_select
   // reads it.
   std::uint64_t size_hint = 0;
-  // CUDA backend only; 0 = no limit. Caps the device memory that the backend's buffers (per-slot
-  // input, output, temporary and stats buffers) may take. A limit that the buffers for a piece
-  // would exceed is handled exactly as a real cudaErrorMemoryAllocation: the backend retries
-  // with smaller pieces; when even the smallest does not fit, backend::cuda throws
+  // CUDA backend only; 0 = no limit. Caps the device memory that the backend's buffers (per CUDA
+  // stream: input, output, temporary and stats buffers) may take. A limit that the buffers for a
+  // sub-block (the part of a block one CUDA stream takes at once) would exceed is handled exactly
+  // as a real cudaErrorMemoryAllocation: the backend retries with smaller sub-blocks; when even
+  // the smallest does not fit, backend::cuda throws
   // gutf8::error(errc::out_of_memory) and backend::auto_select falls back to the CPU.
   // For tests of that path, and to leave GPU memory to other work.
   std::uint64_t device_memory_limit = 0;

@@ -1,5 +1,5 @@
 // What `gutf8 stats` needs beyond the device API (kernels/utf8/kernel_stats.cu), used by the CUDA block
-// processor (src/cuda/cuda_block.cpp). Both work on the code points that device::decode with
+// processor (src/cuda/cuda_block_launch.cpp). Both work on the code points that device::decode with
 // error_policy::drop wrote: exactly the well-formed sequences of the chunk, in order.
 //
 //   * count_lengths: the well-formed sequences by encoded length (1..4 bytes), i.e. the CPU

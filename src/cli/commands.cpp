@@ -61,9 +61,9 @@ bool listed_by_name(cli_options::file_list list, bool valid) {
 
 }  // namespace
 
-void record_unreadable_as_json(session& s) {
-  s.on_unreadable([&s](const std::string& name, const std::string& reason) {
-    s.out().write("{\"file\":" + json_string(name) + ",\"error\":" + json_string(reason) + "}\n");
+void record_unreadable_as_json(invocation& inv) {
+  inv.on_unreadable([&inv](const std::string& name, const std::string& reason) {
+    inv.out().write("{\"file\":" + json_string(name) + ",\"error\":" + json_string(reason) + "}\n");
   });
 }
 
@@ -83,69 +83,69 @@ std::string describe_invalid(std::string_view input, const summary& in) {
   return "invalid " + std::string(input);  // counted without a place: say what we can
 }
 
-void run_transcode(session& s) {
-  const cli_options& opt = s.options();
+void run_transcode(invocation& inv) {
+  const cli_options& opt = inv.options();
   const operation op = opt.command == command::encode ? operation::encode : operation::decode;
   if (op == operation::decode && !opt.output && !opt.force && ::isatty(STDOUT_FILENO) == 1)
     throw usage_error("refusing to write binary " + std::string(name_of(opt.form)) +
                       " to a terminal; use -o OUT, -o - or -f/--force", "gutf8 decode --help");
   const std::string_view input = op == operation::encode ? name_of(opt.form) : "UTF-8";
-  text_output out(s, opt.output);
-  s.for_each_input(s.config(op), &out.writer(),
+  text_output out(inv, opt.output);
+  inv.for_each_input(inv.config(op), &out.writer(),
                    [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
-    if (s.invalid_input_fails() && !in.valid()) {
-      s.error(name + ": " + describe_invalid(input, in));
-      s.raise(exit_invalid);
+    if (inv.invalid_input_fails() && !in.valid()) {
+      inv.error(name + ": " + describe_invalid(input, in));
+      inv.raise(exit_invalid);
     }
   });
-  out.finish(s.status() == exit_ok);
+  out.finish(inv.status() == exit_ok);
 }
 
 // Without --replace/--drop validate only counts; with them it also writes the repaired
 // text, which is kept even for invalid input (repairing it is the point).
-void run_validate(session& s) {
-  const cli_options& opt = s.options();
+void run_validate(invocation& inv) {
+  const cli_options& opt = inv.options();
   const bool repair = opt.policy != error_policy::strict;
   std::optional<text_output> out;
-  if (repair) out.emplace(s, opt.output);
-  auto config = s.config(repair ? operation::sanitize : operation::validate);
+  if (repair) out.emplace(inv, opt.output);
+  auto config = inv.config(repair ? operation::sanitize : operation::validate);
   config.max_listed_errors = opt.max_listed_errors;
   const bool list = opt.max_listed_errors != 0;
-  if (opt.json) record_unreadable_as_json(s);
-  s.for_each_input(config, out ? &out->writer() : nullptr,
+  if (opt.json) record_unreadable_as_json(inv);
+  inv.for_each_input(config, out ? &out->writer() : nullptr,
                    [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
-    if (s.invalid_input_fails() && !in.valid()) s.raise(exit_invalid);
+    if (inv.invalid_input_fails() && !in.valid()) inv.raise(exit_invalid);
     if (opt.names_only != cli_options::file_list::none) {
-      if (listed_by_name(opt.names_only, in.valid())) s.out().write(name + '\n');
+      if (listed_by_name(opt.names_only, in.valid())) inv.out().write(name + '\n');
     } else if (opt.json) {
-      s.out().write(validate_json(name, st, list));
+      inv.out().write(validate_json(name, st, list));
     } else {
-      if (list) s.out().write(error_lines(name, st));
+      if (list) inv.out().write(error_lines(name, st));
       if (in.valid() || opt.quiet) return;
-      s.report(name + ": " + describe_invalid("UTF-8", in) + "; " +
+      inv.report(name + ": " + describe_invalid("UTF-8", in) + "; " +
                count_of(in.errors, "invalid sequence"));
     }
   });
-  if (out) out->finish(s.status() < exit_failure);
+  if (out) out->finish(inv.status() < exit_failure);
 }
 
 int run_command(const cli_options& options) {
-  session s(options);
+  invocation inv(options);
   try {
     switch (options.command) {
       case command::decode:
-      case command::encode: run_transcode(s); break;
-      case command::validate: run_validate(s); break;
-      case command::stats: run_stats(s); break;
+      case command::encode: run_transcode(inv); break;
+      case command::validate: run_validate(inv); break;
+      case command::stats: run_stats(inv); break;
     }
-    s.finish();
+    inv.finish();
   } catch (const broken_pipe&) {
     // The reader downstream has all it wanted (`gutf8 decode big | head -c 1`): end
     // quietly, as if the output had been complete; earlier failures still count.
   }
-  return s.status();
+  return inv.status();
 }
 
 }  // namespace gutf8::cli

@@ -1,20 +1,20 @@
-// The four commands. Each returns through the session's status; I/O failures on the
+// The four commands. Each returns through the invocation's status; I/O failures on the
 // output and library failures (no GPU) propagate as exceptions to cli::run.
 #pragma once
 
-#include "cli/session.hpp"
+#include "cli/invocation.hpp"
 
 namespace gutf8::cli {
 
-void run_transcode(session& s);  // decode, encode
-void run_validate(session& s);
-void run_stats(session& s);
+void run_transcode(invocation& inv);  // decode, encode
+void run_validate(invocation& inv);
+void run_stats(invocation& inv);
 
 // Runs the parsed command line; returns the exit status (quietly 0-contributing on EPIPE).
 int run_command(const cli_options& options);
 
 // --json: a record {"file","error"} for each input that cannot be read.
-void record_unreadable_as_json(session& s);
+void record_unreadable_as_json(invocation& inv);
 
 // "1 invalid sequence", "2 invalid sequences": English plural by appending "s".
 std::string count_of(std::uint64_t n, std::string_view noun);

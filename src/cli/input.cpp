@@ -159,7 +159,7 @@ std::size_t input_file::read(std::span<std::byte> buffer, const std::atomic<bool
 }
 
 // The end of a regular file came at `end`: before the size it had when opened, the file
-// shrank under the reader, and what was read is not the file (the CPU backend's planned
+// shrank under the reader, and what was read is not the file (the file pipeline's planned
 // pieces fail the same way; a file that grows is read to its new end).
 void input_file::check_not_shrunk(std::uint64_t end) const {
   if (size_ && end < *size_) shrank();

@@ -15,7 +15,7 @@ namespace gutf8::cli {
 fd_writer::fd_writer(int fd, std::size_t capacity) : fd_(fd), capacity_(capacity) {}
 
 void fd_writer::write(std::span<const std::byte> data) {
-  // Large pieces go out as they are: copying them into the buffer first would be a serial copy
+  // Large writes go out as they are: copying them into the buffer first would be a serial copy
   // of everything on the writing thread (16 GiB for 4 GiB of ASCII decoded).
   const bool large = data.size() >= capacity_ / 16;
   if (large || buffer_.size() + data.size() > capacity_) flush();

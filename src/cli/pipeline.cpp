@@ -30,8 +30,8 @@ void fit(std::vector<host_buffer>& ring, std::size_t count, std::size_t bytes, c
 
 void pipeline::prepare(std::size_t chunk_bytes, std::size_t output_bytes, const options& backend) {
   const bool want_pinned = host_buffer(1, backend).pinned();
-  fit(in_, input_slots, chunk_bytes, backend, want_pinned);
-  if (output_bytes != 0) fit(out_, output_slots, output_bytes, backend, want_pinned);
+  fit(in_, input_buffers, chunk_bytes, backend, want_pinned);
+  if (output_bytes != 0) fit(out_, output_buffers, output_bytes, backend, want_pinned);
 }
 
 void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend,
@@ -41,11 +41,11 @@ void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend
   prepare(chunk_bytes, output_bytes, backend);
 
   struct filled {
-    std::size_t slot = 0, bytes = 0;
+    std::size_t buffer = 0, bytes = 0;  // buffer: an index into in_
     bool eof = false;
   };
   struct produced {
-    std::size_t slot = 0, bytes = 0;
+    std::size_t buffer = 0, bytes = 0;  // buffer: an index into out_
     bool end = false;
   };
   std::mutex m;
@@ -57,30 +57,30 @@ void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend
   std::atomic<bool> cancel_read{false};  // for a read blocked on a pipe
   std::exception_ptr read_error, write_error;
   steady_clock::duration read_time{}, write_time{};
-  for (std::size_t k = 0; k < input_slots; ++k) in_free.push_back(k);
+  for (std::size_t k = 0; k < input_buffers; ++k) in_free.push_back(k);
   if (sink)
-    for (std::size_t k = 0; k < output_slots; ++k) out_free.push_back(k);
+    for (std::size_t k = 0; k < output_buffers; ++k) out_free.push_back(k);
 
   const auto reader = [&] {
     for (;;) {
-      std::size_t slot = 0;
+      std::size_t buffer = 0;
       {
         std::unique_lock lock(m);
         cv.wait(lock, [&] { return cancel || !in_free.empty(); });
         if (cancel) return;
-        slot = in_free.front();
+        buffer = in_free.front();
         in_free.pop_front();
       }
-      filled f{slot, 0, false};
+      filled f{buffer, 0, false};
       try {
         const auto t0 = steady_clock::now();
-        f.bytes = in.read(in_[slot].span().first(chunk_bytes), &cancel_read);
+        f.bytes = in.read(in_[buffer].span().first(chunk_bytes), &cancel_read);
         read_time += steady_clock::now() - t0;
         f.eof = f.bytes < chunk_bytes;  // read() fills the buffer unless the input ended
       } catch (...) {
         std::lock_guard lock(m);
         read_error = std::current_exception();
-        f = filled{slot, 0, true};
+        f = filled{buffer, 0, true};
       }
       {
         std::lock_guard lock(m);
@@ -104,7 +104,7 @@ void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend
       if (p.end) return;
       try {
         const auto t0 = steady_clock::now();
-        sink->write(out_[p.slot].span().first(p.bytes));
+        sink->write(out_[p.buffer].span().first(p.bytes));
         write_time += steady_clock::now() - t0;
       } catch (...) {
         std::lock_guard lock(m);
@@ -114,7 +114,7 @@ void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend
       }
       {
         std::lock_guard lock(m);
-        out_free.push_back(p.slot);
+        out_free.push_back(p.buffer);
       }
       cv.notify_all();
     }
@@ -155,25 +155,25 @@ void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend
     write_thread->join();
     if (write_error) std::rethrow_exception(write_error);
   };
-  constexpr std::size_t no_slot = ~std::size_t{0};
+  constexpr std::size_t no_buffer = ~std::size_t{0};
   const auto take_output = [&]() -> std::size_t {
-    if (!sink) return no_slot;
+    if (!sink) return no_buffer;
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return write_error || !out_free.empty(); });
     if (write_error) std::rethrow_exception(write_error);
-    const std::size_t slot = out_free.front();
+    const std::size_t buffer = out_free.front();
     out_free.pop_front();
-    return slot;
+    return buffer;
   };
-  const auto output_of = [&](std::size_t slot) {
-    return slot == no_slot ? std::span<std::byte>{} : out_[slot].span();
+  const auto output_of = [&](std::size_t buffer) {
+    return buffer == no_buffer ? std::span<std::byte>{} : out_[buffer].span();
   };
-  const auto give_output = [&](std::size_t slot, std::size_t bytes) {
-    if (slot == no_slot) return;
+  const auto give_output = [&](std::size_t buffer, std::size_t bytes) {
+    if (buffer == no_buffer) return;
     {
       std::lock_guard lock(m);
-      if (bytes == 0) out_free.push_back(slot);
-      else out_full.push_back(produced{slot, bytes, false});
+      if (bytes == 0) out_free.push_back(buffer);
+      else out_full.push_back(produced{buffer, bytes, false});
     }
     cv.notify_all();
   };
@@ -196,14 +196,14 @@ void pipeline::run(input_file& in, gutf8::stream& stream, const options& backend
       std::size_t written = 0;
       {
         stage_timer t(times.process);
-        written = stream.feed_into(in_[f.slot].span().first(f.bytes), output_of(out));
+        written = stream.feed_into(in_[f.buffer].span().first(f.bytes), output_of(out));
       }
       give_output(out, written);
       bar.advance(f.bytes);
     }
     {
       std::lock_guard lock(m);
-      in_free.push_back(f.slot);
+      in_free.push_back(f.buffer);
     }
     cv.notify_all();
     if (stream.stopped()) break;  // strict mode stopped at an error unit

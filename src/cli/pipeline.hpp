@@ -1,10 +1,10 @@
 // One input through a gutf8::stream, with reading and writing overlapped with the work:
 //
-//   reader thread   fills a ring of input_slots chunk buffers ahead of the stream (read-ahead);
+//   reader thread   fills the input_buffers chunk buffers in turn, ahead of the stream (read-ahead);
 //   calling thread  feeds the chunks to the stream in order (feed_into: synchronous, returns the
 //                   chunk's output). The CUDA backend overlaps its own copies and kernels inside
-//                   each feed: pieces alternate between two CUDA streams (src/cuda/cuda_block.hpp);
-//   writer thread   writes the outputs in order from a ring of output_slots buffers.
+//                   each feed: sub-blocks alternate between two CUDA streams (src/cuda/cuda_block.hpp);
+//   writer thread   writes the outputs in order from the output_buffers output buffers.
 //
 // So reading chunk k+1, processing chunk k and writing chunk k-1 run at the same time. The
 // buffers are gutf8::host_buffers: page-locked when the input goes to the GPU, so the GPU copies
@@ -24,8 +24,8 @@ class input_file;
 
 class pipeline {
  public:
-  static constexpr std::size_t input_slots = 3;   // one being fed, two read ahead
-  static constexpr std::size_t output_slots = 2;  // one being filled, one being written
+  static constexpr std::size_t input_buffers = 3;   // one being fed, two read ahead
+  static constexpr std::size_t output_buffers = 2;  // one being filled, one being written
 
   // Runs `in` through `stream` in chunks of chunk_bytes until the input ends (then finishes the
   // stream) or strict mode stops it. The output goes to sink (none: validate, stats). backend is

@@ -110,7 +110,7 @@ void progress_bar::advance(std::uint64_t bytes) {
 
 void progress_bar::draw(steady_clock::time_point now) {
   last_draw_ = now;
-  // Appended piece by piece: GCC 12 gives a false -Wrestrict for "literal" + string.
+  // Appended part by part: GCC 12 gives a false -Wrestrict for "literal" + string.
   std::string line = "\r";
   line += progress_text(done_, total_, now - start_, terminal_columns());
   line += "\033[K";

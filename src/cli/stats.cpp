@@ -76,7 +76,7 @@ std::string stats_json(const std::string& key, const text_stats& st,
                      ",\"code_points\":" + std::to_string(st.code_points) +
                      ",\"lines\":" + std::to_string(st.lines) +
                      ",\"errors\":" + std::to_string(st.input.errors) + ",\"sequences\":{";
-  // Appended piece by piece: GCC 12 gives a false -Wrestrict for "literal" + string.
+  // Appended part by part: GCC 12 gives a false -Wrestrict for "literal" + string.
   for (std::size_t i = 0; i < st.by_length.size(); ++i) {
     json += i ? ",\"" : "\"";
     json += std::to_string(i + 1);
@@ -134,29 +134,29 @@ class totals {
 
 }  // namespace
 
-void run_stats(session& s) {
-  const cli_options& opt = s.options();
+void run_stats(invocation& inv) {
+  const cli_options& opt = inv.options();
   const bool with_total = opt.inputs.size() > 1;
   totals total;
-  if (opt.json) record_unreadable_as_json(s);
-  s.for_each_input(s.config(operation::stats, opt.top > 0), nullptr,
+  if (opt.json) record_unreadable_as_json(inv);
+  inv.for_each_input(inv.config(operation::stats, opt.top > 0), nullptr,
                    [&](const std::string& name, const input_result& st) {
     const auto top = opt.top > 0 ? st.top(opt.top) : std::vector<code_point_count>{};
     if (opt.json) {
-      s.out().write(stats_json("\"file\":" + json_string(name), st.stats(), top));
+      inv.out().write(stats_json("\"file\":" + json_string(name), st.stats(), top));
     } else {
-      if (total.files() != 0) s.out().write("\n");  // a blank line between files
-      s.out().write(stats_text("file:        " + name, st.stats(), top, opt.top));
+      if (total.files() != 0) inv.out().write("\n");  // a blank line between files
+      inv.out().write(stats_text("file:        " + name, st.stats(), top, opt.top));
     }
     if (with_total) total.add(st, opt.top > 0);
   }, with_total ? SIZE_MAX : opt.top);  // the total's top N needs every code point of every file
   if (!with_total) return;
   const std::string files = std::to_string(total.files());
   if (opt.json) {
-    s.out().write(stats_json("\"total\":true,\"files\":" + files, total.sum(), total.top(opt.top)));
+    inv.out().write(stats_json("\"total\":true,\"files\":" + files, total.sum(), total.top(opt.top)));
   } else {
-    if (total.files() != 0) s.out().write("\n");
-    s.out().write(stats_text("total:       " + files + (total.files() == 1 ? " file" : " files"),
+    if (total.files() != 0) inv.out().write("\n");
+    inv.out().write(stats_text("total:       " + files + (total.files() == 1 ? " file" : " files"),
                              total.sum(), total.top(opt.top), opt.top));
   }
 }

@@ -1,4 +1,4 @@
-// The seam between the backend-neutral bookkeeping (session: carry, offsets, lines,
+// The seam between the backend-neutral bookkeeping (stream_core: carry, offsets, lines,
 // first error) and a backend that does the per-byte work on one contiguous block.
 // The CPU backend implements it in cpu_block.cpp; a GPU backend plugs in beside it.
 #pragma once

@@ -1,10 +1,10 @@
-// The one-shot host API: a session fed the whole input at once, writing straight into the
+// The one-shot host API: a stream core fed the whole input at once, writing straight into the
 // caller's span.
 #include "gutf8/codec.hpp"
 
 #include <string>
 
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8 {
@@ -53,8 +53,8 @@ std::span<const std::uint8_t> bytes_of(std::span<const std::byte> s) noexcept {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
 
-internal::session one_shot(operation op, error_policy policy, const options& opt) {
-  return internal::session(stream_config{op, policy, false, opt}, /*single_block=*/true);
+internal::stream_core one_shot(operation op, error_policy policy, const options& opt) {
+  return internal::stream_core(stream_config{op, policy, false, opt}, /*single_block=*/true);
 }
 
 void require_room(std::size_t have, std::size_t need) {
@@ -65,7 +65,7 @@ void require_room(std::size_t have, std::size_t need) {
 
 transcode_result transcode(operation op, std::span<const std::byte> in, std::uint8_t* out, std::size_t unit,
                            error_policy policy, const options& opt) {
-  internal::session s = one_shot(op, policy, opt);
+  internal::stream_core s = one_shot(op, policy, opt);
   const std::size_t bytes = s.feed(bytes_of(in), true, out);
   return {s.stats().input, bytes / unit};
 }
@@ -73,13 +73,13 @@ transcode_result transcode(operation op, std::span<const std::byte> in, std::uin
 }  // namespace
 
 summary validate(std::span<const std::byte> utf8, const options& opt) {
-  internal::session s = one_shot(operation::validate, error_policy::replace, opt);
+  internal::stream_core s = one_shot(operation::validate, error_policy::replace, opt);
   s.feed(bytes_of(utf8), true, nullptr);
   return s.stats().input;
 }
 
 text_stats stats(std::span<const std::byte> utf8, const options& opt) {
-  internal::session s = one_shot(operation::stats, error_policy::replace, opt);
+  internal::stream_core s = one_shot(operation::stats, error_policy::replace, opt);
   s.feed(bytes_of(utf8), true, nullptr);
   return s.stats();
 }
@@ -129,14 +129,14 @@ std::u8string sanitize(std::string_view utf8, error_policy policy, summary* info
 
 namespace {
 
-// One session over the whole input in `form`, its output sized by the session itself.
+// One stream core over the whole input in `form`, its output sized by the core itself.
 template <class Text>
 Text run_form(operation op, std::string_view in, text_form form, error_policy policy, summary* info,
               const options& opt, bool bom) {
   stream_config c{op, policy, false, opt};
   c.form = form;
   c.bom = bom;
-  internal::session s(c, /*single_block=*/true);
+  internal::stream_core s(c, /*single_block=*/true);
   Text out(s.max_output(in.size()), {});
   const std::size_t written = s.feed(bytes_of(as_bytes(in)), true, reinterpret_cast<std::uint8_t*>(out.data()));
   out.resize(written);

@@ -19,10 +19,11 @@ using cpu::segment_result;
 using cpu::u8;
 using enum error_policy;
 
-struct piece {
+// One thread's share of a block, scanned.
+struct scanned_segment {
   segment_result scan;
   std::uint64_t lines = 0;
-  std::size_t written_at = 0;  // where in rq.out the piece's output starts
+  std::size_t written_at = 0;  // where in rq.out the segment's output starts
 };
 
 template <mode M>
@@ -70,8 +71,8 @@ std::size_t capacity(const block_request& rq) {
 }
 
 // The units of the request that start in [begin, end), output to [out_at, out_end).
-piece run_piece(const block_request& rq, std::size_t begin, std::size_t end, cpu::isa level,
-                std::size_t out_at, std::size_t out_end) {
+scanned_segment scan_segment(const block_request& rq, std::size_t begin, std::size_t end, cpu::isa level,
+                              std::size_t out_at, std::size_t out_end) {
   cpu::job j;
   j.in = rq.data + begin;
   j.end = end - begin;
@@ -83,9 +84,9 @@ piece run_piece(const block_request& rq, std::size_t begin, std::size_t end, cpu
   }
   j.histogram = rq.histogram;
   j.level = level;
-  piece p{scan(rq.op, rq.policy, j), 0, out_at};
-  if (rq.count_lines) p.lines = count_newlines(j.in, p.scan.consumed, line_unit(rq.op));
-  return p;
+  scanned_segment s{scan(rq.op, rq.policy, j), 0, out_at};
+  if (rq.count_lines) s.lines = count_newlines(j.in, s.scan.consumed, line_unit(rq.op));
+  return s;
 }
 
 // Runs work(k) for k in [0, count): k = 0 on this thread, the others on their own.
@@ -101,15 +102,15 @@ std::size_t split_point(const block_request& rq, std::size_t q) {
   return unit_start_at_or_after(rq.data, q, rq.end, rq.op == operation::encode);
 }
 
-// Joins the pieces in order, moving each output next to the previous one if it is not there.
+// Joins the segments in order, moving each output next to the previous one if it is not there.
 block_result merge(const block_request& rq, std::span<const std::size_t> bounds,
-                   std::span<const piece> pieces) {
+                   std::span<const scanned_segment> segments) {
   block_result out;
-  for (std::size_t k = 0; k < pieces.size(); ++k) {
-    const segment_result& s = pieces[k].scan;
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    const segment_result& s = segments[k].scan;
     if (s.written != 0) {
-      if (pieces[k].written_at != out.written)
-        std::memmove(rq.out + out.written, rq.out + pieces[k].written_at, s.written);
+      if (segments[k].written_at != out.written)
+        std::memmove(rq.out + out.written, rq.out + segments[k].written_at, s.written);
       out.written += s.written;
     }
     if (s.errors != 0 && out.first_error == no_error) {
@@ -117,7 +118,7 @@ block_result merge(const block_request& rq, std::span<const std::size_t> bounds,
       out.first_kind = s.first_kind;
     }
     out.errors += s.errors;
-    out.lines += pieces[k].lines;
+    out.lines += segments[k].lines;
     for (std::size_t l = 0; l < 4; ++l) out.by_length[l] += s.by_length[l];
     out.consumed = bounds[k] + s.consumed;
     if (s.stopped) {  // strict: everything after the first error unit is discarded
@@ -128,7 +129,7 @@ block_result merge(const block_request& rq, std::span<const std::size_t> bounds,
   return out;
 }
 
-// Output bytes of a piece, from its stats: what decode or sanitize will write.
+// Output bytes of a segment, from its stats: what decode or sanitize will write.
 std::size_t sized_output(const block_request& rq, const segment_result& s) {
   const std::uint64_t errors = rq.policy == replace ? s.errors : 0;
   if (rq.op == operation::decode)
@@ -141,10 +142,10 @@ class cpu_processor final : public block_processor {
   cpu_processor(unsigned threads, cpu_tuning tuning) : threads_(threads), tuning_(tuning) {}
 
   block_result process(const block_request& rq) override {
-    const std::size_t count = piece_count(rq);
+    const std::size_t count = segment_count(rq);
     if (count == 1) {
       const std::array<std::size_t, 2> bounds{0, rq.end};
-      const piece whole = run_piece(rq, 0, rq.end, tuning_.level, 0, capacity(rq));
+      const scanned_segment whole = scan_segment(rq, 0, rq.end, tuning_.level, 0, capacity(rq));
       return merge(rq, bounds, std::span(&whole, 1));
     }
     std::vector<std::size_t> bounds(count + 1, rq.end);
@@ -152,21 +153,21 @@ class cpu_processor final : public block_processor {
     for (std::size_t k = 1; k < count; ++k)
       bounds[k] = std::max(bounds[k - 1], split_point(rq, rq.end / count * k));
     if (rq.op == operation::decode || rq.op == operation::sanitize) return sized(rq, bounds);
-    // Validate and stats write nothing; encode writes less than it reads, so each piece
+    // Validate and stats write nothing; encode writes less than it reads, so each segment
     // writes where its input starts and merge() moves the (small) outputs together.
-    std::vector<piece> pieces(count);
+    std::vector<scanned_segment> segments(count);
     parallel(count, [&](std::size_t k) {
       const std::size_t width = output_width(rq.op);
       const std::size_t out_end = k + 1 == count ? capacity(rq) : width * bounds[k + 1];
-      pieces[k] = run_piece(rq, bounds[k], bounds[k + 1], tuning_.level, width * bounds[k], out_end);
+      segments[k] = scan_segment(rq, bounds[k], bounds[k + 1], tuning_.level, width * bounds[k], out_end);
     });
-    return merge(rq, bounds, pieces);
+    return merge(rq, bounds, segments);
   }
 
  private:
   // Decode and sanitize outputs are larger than their inputs, and moving them after the
   // fact would be a serial copy of everything. So a first parallel pass (the stats scan)
-  // sizes every piece's output, and the second writes each piece in its final place.
+  // sizes every segment's output, and the second writes each segment in its final place.
   block_result sized(const block_request& rq, const std::vector<std::size_t>& bounds) const {
     const std::size_t count = bounds.size() - 1;
     std::vector<segment_result> sizes(count);
@@ -179,7 +180,7 @@ class cpu_processor final : public block_processor {
       j.level = tuning_.level;
       sizes[k] = cpu::utf8_scanner<mode::stats, replace>(j).run();
     });
-    // Strict keeps nothing after the first piece with an error; that piece ends anywhere.
+    // Strict keeps nothing after the first segment with an error; that segment ends anywhere.
     std::size_t used = count;
     std::vector<std::size_t> at(count + 1, 0);
     for (std::size_t k = 0; k < count; ++k) {
@@ -190,15 +191,15 @@ class cpu_processor final : public block_processor {
       }
       at[k + 1] = at[k] + sized_output(rq, sizes[k]);
     }
-    std::vector<piece> pieces(used);
+    std::vector<scanned_segment> segments(used);
     parallel(used, [&](std::size_t k) {
-      pieces[k] = run_piece(rq, bounds[k], bounds[k + 1], tuning_.level, at[k], at[k + 1]);
+      segments[k] = scan_segment(rq, bounds[k], bounds[k + 1], tuning_.level, at[k], at[k + 1]);
     });
-    return merge(rq, bounds, pieces);
+    return merge(rq, bounds, segments);
   }
 
   // The histogram is one shared array, so stats with a histogram stays on one thread.
-  std::size_t piece_count(const block_request& rq) const noexcept {
+  std::size_t segment_count(const block_request& rq) const noexcept {
     if (rq.histogram != nullptr || rq.end < tuning_.parallel_threshold) return 1;
     // Asked here, not at construction: small one-shot calls should not pay for the query.
     const unsigned threads = threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());

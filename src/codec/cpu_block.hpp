@@ -1,5 +1,5 @@
 // The CPU block processor: scans a block with cpu_scan.hpp, splitting large blocks at
-// unit boundaries across threads and merging the pieces into one block_result.
+// unit boundaries across threads (one segment each) and merging the segments into one block_result.
 #pragma once
 
 #include <cstddef>

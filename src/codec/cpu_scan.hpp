@@ -1,7 +1,7 @@
 // The CPU scanning loops. One template walks UTF-8 for validate, stats, decode and
 // sanitize; one walks UTF-32LE for encode. Both process the units that start in [0, end)
 // of a buffer readable up to `limit`, so a block can be split at unit boundaries and
-// the pieces scanned independently (threads) with results identical to one pass.
+// the segments scanned independently (threads) with results identical to one pass.
 //
 // UTF-8 has a fast path per ISA level and one exact path. The portable and AVX2 paths take
 // a chunk that starts at a unit boundary (16 or 32 bytes), check it as a whole and handle

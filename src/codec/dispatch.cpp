@@ -1,6 +1,6 @@
 // Backend selection: the one place that knows which block processors exist.
 //   cpu:         the CPU processor.
-//   cuda:        the CUDA processor (src/cuda/cuda_block.cpp), started now: no GPU, a bad
+//   cuda:        the CUDA processor (src/cuda/cuda_block.hpp), started now: no GPU, a bad
 //                options::device or too little memory is a gutf8::error at once.
 //   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold() (codec/auto_model.hpp); otherwise a
 //                lazy CUDA processor that sends a block to the GPU when the input is known to be

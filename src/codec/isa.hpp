@@ -24,7 +24,7 @@
 #define GUTF8_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 #define GUTF8_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt")))
-// For the pieces of a block loop: a call there passes registers through memory.
+// For the helpers called in a SIMD block loop: a call there passes registers through memory.
 #define GUTF8_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define GUTF8_X86 0

@@ -1,4 +1,4 @@
-// gutf8::stream: a pimpl over internal::session, which holds the carry and all the
+// gutf8::stream: a pimpl over internal::stream_core, which holds the carry and all the
 // bookkeeping; this file only adapts the output (a vector, or caller memory) and keeps a view
 // of the block processor for its GPU timings. Also gutf8::host_buffer.
 #include "gutf8/stream.hpp"
@@ -7,37 +7,37 @@
 #include <utility>
 #include <string>
 
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8 {
 
 struct stream::impl {
-  const internal::block_processor* processor;  // owned by the session
-  internal::session session;
+  const internal::block_processor* processor;  // owned by the core
+  internal::stream_core core;
 
   explicit impl(const stream_config& config) : impl(config, internal::make_processor(config.backend)) {}
   impl(const stream_config& config, std::unique_ptr<internal::block_processor> p)
-      : processor(p.get()), session(config, std::move(p)) {}
+      : processor(p.get()), core(config, std::move(p)) {}
 
   std::size_t run_into(std::span<const std::byte> chunk, bool at_end, std::span<std::byte> out) {
-    const std::size_t need = session.max_output(chunk.size());
+    const std::size_t need = core.max_output(chunk.size());
     if (out.size() < need)
       throw error(errc::output_too_small, "stream output holds " + std::to_string(out.size()) +
                                               " bytes, the worst case needs " + std::to_string(need));
-    return session.feed({reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size()}, at_end,
+    return core.feed({reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size()}, at_end,
                         need == 0 ? nullptr : reinterpret_cast<std::uint8_t*>(out.data()));
   }
 
   bool run(std::span<const std::byte> chunk, bool at_end, std::vector<std::byte>& out) {
     const std::size_t old = out.size();
-    out.resize(old + session.max_output(chunk.size()));
+    out.resize(old + core.max_output(chunk.size()));
     const std::size_t written =
-        session.feed({reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size()}, at_end,
+        core.feed({reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size()}, at_end,
                      reinterpret_cast<std::uint8_t*>(out.data()) + old);
     out.resize(old + written);
-    return !session.stopped();
+    return !core.stopped();
   }
 };
 
@@ -53,7 +53,7 @@ bool stream::feed(std::span<const std::byte> chunk, std::vector<std::byte>& out)
 bool stream::finish(std::vector<std::byte>& out) { return impl_->run({}, true, out); }
 
 std::size_t stream::max_output(std::size_t chunk_bytes) const noexcept {
-  return impl_->session.max_output(chunk_bytes);
+  return impl_->core.max_output(chunk_bytes);
 }
 
 std::size_t stream::feed_into(std::span<const std::byte> chunk, std::span<std::byte> out) {
@@ -64,12 +64,12 @@ std::size_t stream::finish_into(std::span<std::byte> out) { return impl_->run_in
 
 stream_timings stream::timings() const { return internal::timings_of(*impl_->processor); }
 
-const text_stats& stream::stats() const noexcept { return impl_->session.stats(); }
-bool stream::stopped() const noexcept { return impl_->session.stopped(); }
+const text_stats& stream::stats() const noexcept { return impl_->core.stats(); }
+bool stream::stopped() const noexcept { return impl_->core.stopped(); }
 std::span<const error_unit> stream::listed_errors() const noexcept {
-  return impl_->session.listed_errors();
+  return impl_->core.listed_errors();
 }
-std::vector<code_point_count> stream::top(std::size_t n) const { return impl_->session.top(n); }
+std::vector<code_point_count> stream::top(std::size_t n) const { return impl_->core.top(n); }
 
 
 // ---------------------------------------------------------------------- host_buffer ----

@@ -2,16 +2,17 @@
 // (include/gutf8/device.hpp) plus the stats kernels (kernels/utf8/kernel_stats.hpp) on the GPU chosen by
 // options::device, with results identical to the CPU processor for every block_request.
 //
-// Plain C++: dispatch.cpp and stream.cpp include it in every build. src/cuda/cuda_block.cpp
-// implements it; a build without CUDA links src/nocuda/cuda_block.cpp instead (no GPU, clear
+// Plain C++: dispatch.cpp and stream.cpp include it in every build. src/cuda/cuda_block_*.cpp
+// implement it (cuda_block_processor.hpp lists them) and src/cuda/pinned_memory.cpp the page-locked
+// memory; a build without CUDA links src/nocuda/cuda_block.cpp instead (no GPU, clear
 // errors).
 //
-// How a block runs: it is cut into pieces of at most sub_block bytes; two CUDA streams take
-// pieces in turn, so the host-to-device copy of piece k+1 and the device-to-host copy of piece
-// k-1 overlap the kernels of piece k. A piece that is not the last ends where the device API's
-// carry says (the host computes the same carry, so the next piece is queued before the GPU has
-// finished). Chunk and output memory that is page-locked (gutf8::host_buffer) is copied by DMA
-// directly; pageable memory goes through page-locked staging buffers. Blocks the device API
+// How a block runs: it is cut into sub-blocks of at most max_sub_block bytes; two CUDA streams
+// take sub-blocks in turn, so the host-to-device copy of sub-block k+1 and the device-to-host copy
+// of sub-block k-1 overlap the kernels of sub-block k. A sub-block that is not the last ends where
+// the device API's carry says (the host computes the same carry, so the next sub-block is queued
+// before the GPU has finished). Chunk and output memory that is page-locked (gutf8::host_buffer)
+// is copied by DMA directly; pageable memory goes through page-locked staging buffers. Blocks the device API
 // cannot express (block_request::end < size: the few bytes that complete a carried sequence)
 // go to the fallback processor, as do blocks below tuning.min_gpu_block.
 #pragma once
@@ -28,9 +29,9 @@ namespace gutf8::internal {
 
 struct cuda_tuning {
   std::size_t min_gpu_block = 0;                    // smaller blocks go to the fallback
-  std::size_t max_sub_block = std::size_t{32} << 20;  // largest piece; lowered on out-of-memory
-  std::size_t min_sub_block = std::size_t{1} << 20;   // pieces are at least this (or the block)
-  unsigned pieces = 4;        // a block is cut into about this many pieces, for the overlap
+  std::size_t max_sub_block = std::size_t{32} << 20;  // largest sub-block; lowered on out-of-memory
+  std::size_t min_sub_block = std::size_t{1} << 20;   // sub-blocks are at least this (or the block)
+  unsigned sub_blocks = 4;    // a block is cut into about this many sub-blocks, for the overlap
   std::size_t min_retry_block = std::size_t{64} << 10;  // out-of-memory: halve down to this
   // backend::auto_select: CUDA starts on the first block that goes to the GPU, and if it cannot
   // start (no GPU, no memory) every block goes to the fallback. Otherwise (backend::cuda) the

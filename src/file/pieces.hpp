@@ -5,8 +5,8 @@
 // each nominal offset: the worker that reads a piece's window (its nominal range widened by
 // piece_lead bytes before and piece_tail after) finds both bounds itself, and neighbours agree.
 // Every unit of the input then lies in exactly one piece, no partial sequence is carried, and
-// session::commit accounts the pieces in input order. The CLI runs regular files on all cores
-// this way (src/cli/piece_pipeline.cpp).
+// stream_core::commit accounts the pieces in input order. The CLI runs regular files on all cores
+// this way (gutf8::process_file, file/process_file.cpp).
 #pragma once
 
 #include <cstddef>
@@ -62,7 +62,7 @@ struct piece_run {
 // Processes the pieces of `run` from their window (the input's bytes [run.window_begin(plan),
 // run.window_end(plan))) with processor, which must not be shared with another thread. Only stats counts the newlines of
 // every piece: that doubles the work of validating ASCII, and the other operations need them just
-// to place the first error, so session::commit's caller counts the lines before that piece then
+// to place the first error, so stream_core::commit's caller counts the lines before that piece then
 // (set_lines_before). The facts about the piece's own first error are always found.
 // out: room for output_width(op) * (window bytes) + 3 bytes (none for validate and stats).
 // histogram: stats only, 0x110000 counters to add the run's code points to, or null.

@@ -1,6 +1,6 @@
 // gutf8::process_file (include/gutf8/file.hpp): a regular file through the scheduler
 // (file/scheduler.hpp) with CPU workers and GPU lanes (file/workers.hpp), committed into one
-// internal::session.
+// internal::stream_core.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "cuda/cuda_block.hpp"
 #include "file/process_file.hpp"
 #include "file/workers.hpp"
@@ -101,20 +101,20 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
   if (tuning.extra_workers)
     for (auto& w : tuning.extra_workers(work)) workers.push_back(std::move(w));
 
-  session s(sc, make_cpu_processor(1));
+  stream_core core(sc, make_cpu_processor(1));
   std::uint64_t done = 0;
   bool sink_ended = false;
   const unsigned line_threads = std::max(cpu_count, 4u);
   const commit_function commit = [&](const run_result& r) {
     const piece_outcome& o = r.outcome;
-    if (o.result.errors != 0 && !o.counted_lines && s.error_unplaced())
-      s.set_lines_before(source.count_lines(o.begin, line_unit(op), line_threads));
-    s.commit(o.result, o.lines, o.counted_lines);
+    if (o.result.errors != 0 && !o.counted_lines && core.error_unplaced())
+      core.set_lines_before(source.count_lines(o.begin, line_unit(op), line_threads));
+    core.commit(o.result, o.lines, o.counted_lines);
     sink_ended = sink && !r.output.empty() && !sink(std::as_bytes(r.output));
     source.committed(r.run);
     done = o.begin + o.result.consumed;
     if (progress) progress(done);
-    return !s.stopped() && !sink_ended;
+    return !core.stopped() && !sink_ended;
   };
   // Workers run ahead of the commit by a few pieces each, and the GPU lanes by two runs each.
   std::uint64_t ahead = 2 * std::uint64_t{cpu_count} + 4;
@@ -124,7 +124,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
   file_report report;
   if (work.histogram)
     for (const auto& w : workers)
-      if (const auto counts = w->histogram(); !counts.empty()) s.add_histogram(counts);
+      if (const auto counts = w->histogram(); !counts.empty()) core.add_histogram(counts);
   for (const cpu_worker* c : cpus) report.timings.cpu_bytes += c->bytes();
   for (const gpu_lane* l : lanes) {
     report.timings.gpu_bytes += l->bytes();
@@ -138,10 +138,10 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
     report.timings.gpu.staging_seconds += t.staging_seconds;
     report.timings.gpu.gpu_bytes += t.gpu_bytes;
   }
-  report.stats = s.stats();
-  report.stopped = s.stopped();
+  report.stats = core.stats();
+  report.stopped = core.stopped();
   report.sink_ended = sink_ended;
-  if (work.histogram && top_n != 0) report.top = s.top(top_n);
+  if (work.histogram && top_n != 0) report.top = core.top(top_n);
   report.timings.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -21,9 +21,12 @@ class piece_board {
 
   // The next run for a worker that takes `count` pieces at once: a run some other worker gave
   // back first (if it takes those), else the next unclaimed pieces once they are within `ahead` of
-  // the commit; none once every piece is claimed and done or the run is cancelled.
-  std::optional<piece_run> claim(std::uint64_t count, bool takes_given_back) {
+  // the commit; none once every piece is claimed and done or the run is cancelled. before_wait (if
+  // set) runs outside the lock before the first wait.
+  std::optional<piece_run> claim(std::uint64_t count, bool takes_given_back,
+                                 const std::function<void()>& before_wait) {
     std::unique_lock lock(m_);
+    bool told = false;
     for (;;) {
       if (cancelled_) return std::nullopt;
       if (takes_given_back && !given_back_.empty()) {
@@ -38,6 +41,13 @@ class piece_board {
       if (next_ >= pieces_ && unfinished_ == 0) return std::nullopt;
       if (next_ < pieces_ && next_ < committed_ + ahead_) break;
       // Every piece is claimed, but a run in progress may still be given back.
+      if (before_wait && !told) {
+        told = true;
+        lock.unlock();
+        before_wait();
+        lock.lock();
+        continue;  // the board may have changed meanwhile
+      }
       changed_.wait(lock);
     }
     const piece_run run{next_, std::min(count, pieces_ - next_)};
@@ -146,6 +156,8 @@ class piece_board {
 };
 
 void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hooks) {
+  std::function<void()> waits;
+  if (hooks.after) waits = [&] { hooks.after(worker, worker_event::waits); };
   try {
     worker.start();
   } catch (const run_given_back&) {
@@ -154,13 +166,14 @@ void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hook
     board.fail(piece_run{0, 0}, std::current_exception());
     return;
   }
-  while (const auto run = board.claim(worker.run_pieces(), worker.takes_given_back())) {
+  while (const auto run = board.claim(worker.run_pieces(), worker.takes_given_back(), waits)) {
     try {
       run_result r = worker.process(*run);
       if (hooks.before_publish) hooks.before_publish(worker, *run);
       board.publish(std::move(r));
     } catch (const run_given_back&) {
       board.give_back(*run);
+      if (hooks.after) hooks.after(worker, worker_event::gave_back);
       return;
     } catch (...) {
       board.fail(*run, std::current_exception());
@@ -172,6 +185,7 @@ void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hook
 void work(file_worker& worker, piece_board& board, const schedule_hooks& hooks) {
   work_on(worker, board, hooks);
   board.worker_ended();
+  if (hooks.after) hooks.after(worker, worker_event::ended);
 }
 
 }  // namespace

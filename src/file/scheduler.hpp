@@ -1,6 +1,6 @@
 // The file scheduler: pieces of a regular file (file/pieces.hpp) go to whichever worker is free,
 // CPU threads one piece at a time, GPU lanes a run of many pieces at once, and the calling
-// thread commits the results in file order into one internal::session, so the output and the
+// thread commits the results in file order into one internal::stream_core, so the output and the
 // report are those of one stream fed the whole file, whatever the mix of workers and whatever
 // order they finish in.
 //
@@ -59,10 +59,19 @@ class file_worker {
   [[nodiscard]] virtual std::span<const std::uint64_t> histogram() const noexcept { return {}; }
 };
 
+// What a worker's thread has just done, for tests that order the other workers after it.
+enum class worker_event : std::uint8_t {
+  gave_back,  // its run is back on the board for the others
+  waits,      // it found no run to take and waits for one (once a wait)
+  ended,      // its thread ends
+};
+
 struct schedule_hooks {
   // Called on a worker's thread after a run is processed, before it is published: tests delay
   // workers here to force orders of completion.
   std::function<void(const file_worker&, const piece_run&)> before_publish;
+  // Called on a worker's thread, outside the scheduler's lock, after each worker_event.
+  std::function<void(const file_worker&, worker_event)> after;
 };
 
 // Commits one run into the caller's bookkeeping; returns false to stop the run (strict policy).

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "cuda/cuda_block.hpp"
 #include "file/on_threads.hpp"
 #include "gutf8/error.hpp"

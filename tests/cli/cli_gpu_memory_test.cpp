@@ -1,6 +1,7 @@
 // --gpu-memory SIZE (options::device_memory_limit): parsed like --chunk-size, 0 = no cap; on the
-// GPU a cap below the smallest piece is a device failure for --backend=cuda (exit 3, no OUT) and
-// a fall-back to the CPU for --backend=auto, and a cap that pieces fit under changes nothing.
+// GPU a cap below the smallest sub-block (src/cuda/cuda_block.hpp) is a device failure for
+// --backend=cuda (exit 3, no OUT) and a fall-back to the CPU for --backend=auto, and a cap that
+// sub-blocks fit under changes nothing.
 // The cases that need a GPU skip, saying so, where none is usable.
 #include <gtest/gtest.h>
 
@@ -49,9 +50,9 @@ TEST_F(gpu_memory, SizeIsParsedLikeChunkSize) {
   }
 }
 
-TEST_F(gpu_memory, CudaBackendBelowSmallestPieceIsExit3WithoutOutput) {
+TEST_F(gpu_memory, CudaBackendBelowSmallestSubBlockIsExit3WithoutOutput) {
   GUTF8_CLI_REQUIRE_GPU();
-  write("in", text_with_errors(std::size_t{2} << 20, 1));  // pieces of 64 KiB need more than 64 KiB
+  write("in", text_with_errors(std::size_t{2} << 20, 1));  // sub-blocks of 64 KiB need more than 64 KiB
   const result r = run({"decode", "--backend=cuda", "--gpu-memory", "64K", "in", "-o", "out"});
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_TRUE(r.err.starts_with("gutf8: ")) << r.err;
@@ -81,7 +82,7 @@ TEST_F(gpu_memory, CudaBackendUnderSmallCapEqualsCpu) {
 // --backend=auto --threads 1 lets the GPUs join for a file the one CPU worker would validate in more
 // than 1.5 CUDA start-ups (src/codec/auto_model.hpp: about 2.4 GB). A sparse file makes one that
 // large cheap: 3 GiB of U+0000, then text with errors.
-TEST_F(gpu_memory, AutoBelowSmallestPieceFallsBackToCpu) {
+TEST_F(gpu_memory, AutoBelowSmallestSubBlockFallsBackToCpu) {
   GUTF8_CLI_REQUIRE_GPU();
   const std::string tail = text_with_errors(std::size_t{1} << 20, 3);
   {

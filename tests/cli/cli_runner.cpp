@@ -24,12 +24,12 @@ std::string gutf8_binary() {
 
 // About n bytes of UTF-8 with every sequence length and some invalid bytes.
 std::string text_with_errors(std::size_t n, std::uint64_t seed) {
-  static constexpr std::string_view pieces[] = {"plain ascii text ", "\xC3\xA9t\xC3\xA9 ", "\xE4\xB8\xAD\xE6\x96\x87",
-                                                "\xF0\x9F\x98\x80", "\n", "\xFF", "\xE2\x82", "\xED\xA0\x80"};
+  static constexpr std::string_view fragments[] = {"plain ascii text ", "\xC3\xA9t\xC3\xA9 ", "\xE4\xB8\xAD\xE6\x96\x87",
+                                                   "\xF0\x9F\x98\x80", "\n", "\xFF", "\xE2\x82", "\xED\xA0\x80"};
   std::mt19937_64 rng(seed);
   std::string s;
   s.reserve(n + 32);
-  while (s.size() < n) s += pieces[rng() % 5 == 0 ? 5 + rng() % 3 : rng() % 5];
+  while (s.size() < n) s += fragments[rng() % 5 == 0 ? 5 + rng() % 3 : rng() % 5];
   return s;
 }
 

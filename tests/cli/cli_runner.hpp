@@ -73,7 +73,7 @@ inline constexpr std::string_view spec_example = "\xE1\x80\xE2\xF0\x91\x92\xF1\x
 std::string utf32le(std::u32string_view text);
 
 // About n bytes (at least n) of UTF-8 with every sequence length, line feeds and about 7% of
-// invalid pieces (FF, a cut E2 82, a surrogate ED A0 80); the same for the same seed.
+// invalid fragments (FF, a cut E2 82, a surrogate ED A0 80); the same for the same seed.
 std::string text_with_errors(std::size_t n, std::uint64_t seed);
 
 }  // namespace gutf8::cli_test

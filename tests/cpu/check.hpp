@@ -1,4 +1,4 @@
-// Runs an operation through the one-shot API or an internal session and compares what it
+// Runs an operation through the one-shot API or an internal stream core and compares what it
 // reports with the oracle (tests/support/reference.hpp).
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "generators.hpp"
 #include "gutf8/gutf8.hpp"
 
@@ -116,11 +116,11 @@ inline outcome one_shot(operation op, error_policy p, const std::string& in, con
   return o;
 }
 
-// The whole input as one block through an internal session, with CPU tuning that makes
+// The whole input as one block through an internal stream core, with CPU tuning that makes
 // even small inputs run on several threads.
 inline outcome on_threads(operation op, error_policy p, const std::string& in, unsigned threads,
                           internal::cpu_tuning tuning) {
-  internal::session s(stream_config{op, p, false, {}}, internal::make_cpu_processor(threads, tuning), true);
+  internal::stream_core s(stream_config{op, p, false, {}}, internal::make_cpu_processor(threads, tuning), true);
   std::vector<std::uint8_t> out(s.max_output(in.size()));
   const std::size_t n = s.feed(ubytes(in), true, out.data());
   return {std::string(reinterpret_cast<const char*>(out.data()), n), s.stats()};

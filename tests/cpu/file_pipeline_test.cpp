@@ -13,9 +13,10 @@
 #include <thread>
 
 #include "check.hpp"
+#include "file_pipeline_support.hpp"
 #include "codec/boundary.hpp"
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "file/process_file.hpp"
 #include "gutf8/file.hpp"
 
@@ -28,28 +29,6 @@ using internal::file_work;
 using internal::file_worker;
 using internal::piece_run;
 using internal::run_result;
-
-// A temporary file holding `text` after `prefix` bytes the run must skip.
-class temp_file {
- public:
-  explicit temp_file(const std::string& text, const std::string& prefix = {}) {
-    char name[] = "/tmp/gutf8_file_pipeline_XXXXXX";
-    fd_ = ::mkstemp(name);
-    path_ = name;
-    const std::string all = prefix + text;
-    EXPECT_EQ(::write(fd_, all.data(), all.size()), static_cast<ssize_t>(all.size()));
-  }
-  ~temp_file() {
-    ::close(fd_);
-    ::unlink(path_.c_str());
-  }
-  [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  int fd_ = -1;
-  std::string path_;
-};
 
 // Takes runs of `pieces` pieces, copies them out with pread as a GPU lane fills its buffer, and
 // processes them on a single-thread CPU processor; fails as told after `fail_after` runs.
@@ -70,17 +49,10 @@ class batch_worker final : public file_worker {
       if (fail_ == failure::give_back) throw internal::run_given_back(why);
       std::rethrow_exception(why);
     }
-    const std::uint64_t from = run.window_begin(*work_.plan);
-    std::vector<std::uint8_t> window(run.window_end(*work_.plan) - from);
-    work_.source->read(window, from, 2);
-    auto out = std::make_shared<std::vector<std::uint8_t>>(internal::output_width(work_.op) * window.size() + 3);
-    run_result r;
-    r.run = run;
-    r.outcome = internal::process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, window.data(),
-                                         out->data(), histogram_.empty() ? nullptr : histogram_.data());
-    r.output = {out->data(), out->empty() ? 0 : r.outcome.result.written};
-    r.release = [out] {};  // the output lives until the committer hands it back
-    return r;
+    auto out = std::make_shared<std::vector<std::uint8_t>>(run_output_bytes(work_, run));
+    // The output lives until the committer hands it back.
+    return process_copied_run(work_, *processor_, histogram_, run, out->empty() ? nullptr : out->data(),
+                              [out] {});
   }
 
  private:

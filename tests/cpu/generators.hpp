@@ -107,29 +107,29 @@ inline std::string random_defect(std::mt19937_64& g) {
   return s;
 }
 
-// Exactly `size` bytes of mixed text; `defects` is the chance that a piece is ill-formed.
+// Exactly `size` bytes of mixed text; `defects` is the chance that a fragment is ill-formed.
 // With defects == 0 the result is well-formed.
 inline std::string random_text(std::mt19937_64& g, std::size_t size, double defects = 0.05) {
   std::bernoulli_distribution bad(defects), newline(0.03), run(0.15);
   std::string s;
   s.reserve(size + 8);
   while (s.size() < size) {
-    std::string piece;
+    std::string fragment;
     if (defects > 0 && bad(g))
-      piece = random_defect(g);
+      fragment = random_defect(g);
     else if (newline(g))
-      piece.assign(1, '\n');  // not = "\n": GCC 12 -Wrestrict false positive
+      fragment.assign(1, '\n');  // not = "\n": GCC 12 -Wrestrict false positive
     else if (run(g))
-      piece.assign(pick(g, 1, 40), char(pick(g, 'a', 'z')));
+      fragment.assign(pick(g, 1, 40), char(pick(g, 'a', 'z')));
     else
-      piece = ref::utf8_of(random_scalar(g));
-    if (s.size() + piece.size() > size) {
+      fragment = ref::utf8_of(random_scalar(g));
+    if (s.size() + fragment.size() > size) {
       if (defects == 0)
-        piece.assign(size - s.size(), 'x');  // never cut a sequence
+        fragment.assign(size - s.size(), 'x');  // never cut a sequence
       else
-        piece.resize(size - s.size());
+        fragment.resize(size - s.size());
     }
-    s += piece;
+    s += fragment;
   }
   return s;
 }

@@ -11,7 +11,7 @@
 #include "check.hpp"
 #include "codec/cpu_block.hpp"
 #include "file/pieces.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 
 namespace {
 
@@ -57,23 +57,23 @@ outcome by_pieces(operation op, error_policy p, const std::string& in, std::uint
     std::vector<std::jthread> pool;
     for (int t = 0; t < 3; ++t) pool.emplace_back(worker);
   }
-  internal::session session(stream_config{op, p, false, {}}, internal::make_cpu_processor(1));
+  internal::stream_core core(stream_config{op, p, false, {}}, internal::make_cpu_processor(1));
   std::string out;
   std::uint64_t reached = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     EXPECT_EQ(done[r].begin, reached) << "run " << r << " does not start where the last ended";
     const piece_outcome& o = done[r];
-    if (o.result.errors != 0 && !o.counted_lines && session.error_unplaced()) {
+    if (o.result.errors != 0 && !o.counted_lines && core.error_unplaced()) {
       // What the file pipeline's committer does then: count the lines before the run itself.
-      session.set_lines_before(internal::count_lines_before(reinterpret_cast<const std::uint8_t*>(in.data()),
+      core.set_lines_before(internal::count_lines_before(reinterpret_cast<const std::uint8_t*>(in.data()),
                                                             o.begin, internal::line_unit(op)));
     }
-    session.commit(o.result, o.lines, o.counted_lines);
+    core.commit(o.result, o.lines, o.counted_lines);
     out.append(reinterpret_cast<const char*>(outs[r].data()), done[r].result.written);
     reached = done[r].begin + done[r].result.consumed;
-    if (session.stopped()) break;
+    if (core.stopped()) break;
   }
-  return {out, session.stats()};
+  return {out, core.stats()};
 }
 
 std::vector<std::string> inputs(std::mt19937_64& g, operation op) {

@@ -135,7 +135,7 @@ TEST(RandomUtf8, NoPathReadsPastTheInput) {
           for (const error_policy p : policies) {
             internal::cpu_tuning tuning;
             tuning.level = level;
-            internal::session s(stream_config{op, p, false, {}}, internal::make_cpu_processor(1, tuning), true);
+            internal::stream_core s(stream_config{op, p, false, {}}, internal::make_cpu_processor(1, tuning), true);
             std::vector<std::uint8_t> out(s.max_output(size));
             const std::size_t n =
                 s.feed({reinterpret_cast<const std::uint8_t*>(in.data()), size}, true, out.data());
@@ -156,7 +156,7 @@ TEST(RandomUtf8, HistogramOnEveryScannerPath) {
     for (const cpu::isa level : isa_levels()) {
       internal::cpu_tuning tuning;
       tuning.level = level;
-      internal::session s(stream_config{operation::stats, error_policy::strict, true, {}},
+      internal::stream_core s(stream_config{operation::stats, error_policy::strict, true, {}},
                           internal::make_cpu_processor(1, tuning), true);
       s.feed(ubytes(in), true, nullptr);
       std::vector<std::uint64_t> got(0x110000);

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "gutf8/gutf8.hpp"
 #include "support/reference.hpp"
 
@@ -197,11 +197,11 @@ struct outcome {
   text_stats stats;
 };
 
-// The whole input as one block through a CPU session (as the one-shot API does), on the given
+// The whole input as one block through a CPU stream core (as the one-shot API does), on the given
 // scanner path and thread count.
-inline outcome run_session(operation op, error_policy p, bytes_view in, unsigned threads,
+inline outcome run_stream_core(operation op, error_policy p, bytes_view in, unsigned threads,
                            internal::cpu_tuning tuning) {
-  internal::session s(stream_config{op, p, false, {}}, internal::make_cpu_processor(threads, tuning), true);
+  internal::stream_core s(stream_config{op, p, false, {}}, internal::make_cpu_processor(threads, tuning), true);
   std::vector<std::uint8_t> out(std::max<std::size_t>(s.max_output(in.size()), 1));
   const std::size_t n = s.feed(in, true, out.data());
   return {std::string(reinterpret_cast<const char*>(out.data()), n), s.stats()};
@@ -334,7 +334,7 @@ inline std::string check_utf8(bytes_view in) {
     for (const cpu::isa level : isa_levels()) {
       internal::cpu_tuning tuning;
       tuning.level = level;
-      check(name(level), op, p, run_session(op, p, in, 1, tuning));
+      check(name(level), op, p, run_stream_core(op, p, in, 1, tuning));
     }
     check("one-shot", op, p, run_one_shot(op, p, in));
   }
@@ -345,7 +345,7 @@ inline std::string check_utf8(bytes_view in) {
     tiny.level = isa_levels()[in.size() % isa_levels().size()];
     const auto& [op, p] = utf8_cases[(in.size() / 3) % std::size(utf8_cases)];
     const unsigned threads = 2 + in.size() % 2;
-    check(std::to_string(threads) + " threads " + name(tiny.level), op, p, run_session(op, p, in, threads, tiny));
+    check(std::to_string(threads) + " threads " + name(tiny.level), op, p, run_stream_core(op, p, in, threads, tiny));
   }
   return r.str();
 }
@@ -376,14 +376,14 @@ inline std::string check_encode(bytes_view in) {
     for (const cpu::isa level : isa_levels()) {
       internal::cpu_tuning tuning;
       tuning.level = level;
-      check(name(level), run_session(operation::encode, p, in, 1, tuning));
+      check(name(level), run_stream_core(operation::encode, p, in, 1, tuning));
     }
     check("one-shot", run_one_shot(operation::encode, p, in));
     if (in.size() >= 64 && p == all_policies[in.size() / 4 % 3]) {  // one policy per input
       internal::cpu_tuning tiny{32, 11};
       tiny.level = isa_levels()[in.size() % isa_levels().size()];
       const unsigned threads = 2 + in.size() % 2;
-      check(std::to_string(threads) + " threads " + name(tiny.level), run_session(operation::encode, p, in, threads, tiny));
+      check(std::to_string(threads) + " threads " + name(tiny.level), run_stream_core(operation::encode, p, in, threads, tiny));
     }
   }
 

@@ -179,16 +179,16 @@ outcome device_run(device_workspace& ws, operation op, error_policy p, const std
   for (;;) {
     const std::size_t take = std::min(chunk, in.size() - pos);
     const bool last = pos + take == in.size();
-    const std::string piece = carry + in.substr(pos, take);
+    const std::string call_input = carry + in.substr(pos, take);
     pos += take;
-    const std::size_t m = piece.size();
+    const std::size_t m = call_input.size();
     const std::size_t out_bytes = op == operation::decode     ? 4 * m
                                   : op == operation::sanitize ? 3 * m
                                   : op == operation::encode   ? m + 3
                                                               : 0;
     device_workspace::grow(ws.in, m);
     device_workspace::grow(ws.out, out_bytes);
-    if (m > 0) cuda::check(cudaMemcpy(ws.in.data(), piece.data(), m, cudaMemcpyHostToDevice), "upload");
+    if (m > 0) cuda::check(cudaMemcpy(ws.in.data(), call_input.data(), m, cudaMemcpyHostToDevice), "upload");
     std::size_t temp_bytes = 0;
     cuda::check(call(op, p, nullptr, temp_bytes, ws.in.data(), m, ws.out.data(), ws.summary.data(), last, variant),
                 "temp size query");
@@ -209,7 +209,7 @@ outcome device_run(device_workspace& ws, operation op, error_policy p, const std
     tracker.add(d);
     if (p == error_policy::strict && op != operation::validate && d.errors > 0) break;
     if (d.carry > m) throw std::runtime_error("device summary carries more bytes than the chunk has");
-    carry = piece.substr(m - static_cast<std::size_t>(d.carry));
+    carry = call_input.substr(m - static_cast<std::size_t>(d.carry));
     if (last) break;
   }
   o.stats.input = tracker.result();

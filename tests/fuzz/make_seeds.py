@@ -3,7 +3,7 @@
 
 Deterministic: running it again gives the same files (the checked-in corpus is its output).
 Seeds: the SPEC §1 example, Unicode 3.9 Tables 3-8 to 3-12, each error kind, boundary scalar
-values, SIMD-block-sized runs with a defect at the edges, and short pieces cut from
+values, SIMD-block-sized runs with a defect at the edges, and short excerpts cut from
 corpus/sample (whole UTF-8 sequences, so that the samples themselves stay valid).
 
 Findings from fuzzing go to tests/fuzz/corpus/<target>/crash-* (kept by hand, not written
@@ -44,14 +44,14 @@ def utf8(cps):
 
 
 def sample_cuts():
-    """Short valid pieces of the multilingual sample: ~48 and ~200 bytes of each file."""
+    """Short valid excerpts of the multilingual sample: ~48 and ~200 bytes of each file."""
     cuts = {}
     for path in sorted(SAMPLES.glob("*.txt")):
         text = path.read_bytes().decode("utf-8")
         middle = len(text) // 2
         for size in (48, 200):
-            piece = text[middle:middle + size].encode("utf-8")
-            cuts[f"sample-{path.stem}-{size}"] = piece
+            excerpt = text[middle:middle + size].encode("utf-8")
+            cuts[f"sample-{path.stem}-{size}"] = excerpt
     return cuts
 
 
@@ -90,8 +90,8 @@ def encode_seeds():
         "ascii16": utf32(list(range(0x41, 0x51)) + [0xDFFF] + list(range(0x61, 0x71))),
         "spec-example-as-utf32": utf32(list(SPEC_EXAMPLE)),
     }
-    for name, piece in list(sample_cuts().items())[::3]:
-        seeds[name] = utf32([ord(c) for c in piece.decode("utf-8")])
+    for name, excerpt in list(sample_cuts().items())[::3]:
+        seeds[name] = utf32([ord(c) for c in excerpt.decode("utf-8")])
     return seeds
 
 
@@ -116,8 +116,8 @@ def stream_seeds():
         "ascii64-cut": stream_seed(1, [64], u["ascii64-cut-lead"]),
         "ascii16-4byte": stream_seed(4, [15, 1, 16, 2], u["ascii16-4byte-split"]),
     }
-    for i, (name, piece) in enumerate(list(sample_cuts().items())[1::2]):
-        seeds[name] = stream_seed(i % 4 + 1 | (16 if i % 2 else 0), [7, 1, 13, 2][: i % 4 + 1], piece)
+    for i, (name, excerpt) in enumerate(list(sample_cuts().items())[1::2]):
+        seeds[name] = stream_seed(i % 4 + 1 | (16 if i % 2 else 0), [7, 1, 13, 2][: i % 4 + 1], excerpt)
     return seeds
 
 

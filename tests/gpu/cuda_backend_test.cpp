@@ -1,7 +1,7 @@
-// The CUDA backend behind the host API and gutf8::stream (src/cuda/cuda_block.cpp, dispatch.cpp):
+// The CUDA backend behind the host API and gutf8::stream (src/cuda/cuda_block_*.cpp, dispatch.cpp):
 // byte-identical to the CPU backend for every operation, policy, chunking and input, invalid
-// inputs, stats and top included. Also the CUDA block processor on its own, with pieces small
-// enough that every block is split (carry across pieces, strict stops in a later piece).
+// inputs, stats and top included. Also the CUDA block processor on its own, with sub-blocks small
+// enough that every block is split (carry across sub-blocks, strict stops in a later sub-block).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,7 +142,7 @@ TEST(CudaBackend, OneShotEqualsCpu) {
     corrupt(g, t, 0.001);
     texts.push_back(std::move(t));
   }
-  bytes big = random_text(g, (5u << 20) + 3, script::mixed);  // several pieces per block
+  bytes big = random_text(g, (5u << 20) + 3, script::mixed);  // several sub-blocks per block
   corrupt(g, big, 0.00001);
   texts.push_back(std::move(big));
   const options cu = with(backend::cuda), cp = with(backend::cpu);
@@ -323,7 +323,7 @@ options limited(backend b, std::uint64_t limit) {
   return o;
 }
 
-// 8 MiB of mixed text with errors: blocks of it are planned in pieces of 2 MiB, whose buffers
+// 8 MiB of mixed text with errors: blocks of it are planned in sub-blocks of 2 MiB, whose buffers
 // (decode: 2 x (2 + 8) MiB) are far over the limits below.
 bytes limit_text() {
   auto g = rng(79);
@@ -332,13 +332,13 @@ bytes limit_text() {
   return text;
 }
 
-constexpr std::uint64_t small_limit = std::uint64_t{3} << 20;  // fits pieces of 256 KiB (decode)
-constexpr std::uint64_t tiny_limit = std::uint64_t{64} << 10;  // fits no piece, not even 64 KiB
+constexpr std::uint64_t small_limit = std::uint64_t{3} << 20;  // fits sub-blocks of 256 KiB (decode)
+constexpr std::uint64_t tiny_limit = std::uint64_t{64} << 10;  // fits no sub-block, not even 64 KiB
 
-// Only pieces well below the planned size fit under small_limit, so results equal to the CPU's
-// (and no out_of_memory) mean the backend retried with smaller pieces as on a real allocation
+// Only sub-blocks well below the planned size fit under small_limit, so results equal to the CPU's
+// (and no out_of_memory) mean the backend retried with smaller sub-blocks as on a real allocation
 // failure.
-TEST(CudaBackend, MemoryLimitForcesSmallerPiecesEqualsCpu) {
+TEST(CudaBackend, MemoryLimitForcesSmallerSubBlocksEqualsCpu) {
   GUTF8_REQUIRE_GPU();
   const bytes text = limit_text();
   auto g = rng(80);
@@ -360,7 +360,7 @@ TEST(CudaBackend, MemoryLimitForcesSmallerPiecesEqualsCpu) {
   }
 }
 
-TEST(CudaBackend, MemoryLimitBelowSmallestPieceIsOutOfMemory) {
+TEST(CudaBackend, MemoryLimitBelowSmallestSubBlockIsOutOfMemory) {
   GUTF8_REQUIRE_GPU();
   const bytes text = limit_text();
   const std::string_view sv(reinterpret_cast<const char*>(text.data()), text.size());
@@ -387,7 +387,7 @@ TEST(CudaBackend, MemoryLimitBelowSmallestPieceIsOutOfMemory) {
   });
 }
 
-// auto_select with an input known to be large goes to the GPU; with a limit no piece fits, it
+// auto_select with an input known to be large goes to the GPU; with a limit no sub-block fits under, it
 // must give the CPU's results instead of failing (as on a real out-of-memory).
 TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
   GUTF8_REQUIRE_GPU();
@@ -412,7 +412,7 @@ TEST(CudaBackend, AutoSelectFallsBackToCpuUnderMemoryLimit) {
     EXPECT_EQ(got.timings.gpu_bytes, 0u);
     EXPECT_TRUE(got.timings.gpu_memory_fallback);
   }
-  // A limit that pieces fit under keeps auto_select on the GPU.
+  // A limit that sub-blocks fit under keeps auto_select on the GPU.
   options fits = limited(backend::auto_select, small_limit);
   fits.threads = 2;
   fits.size_hint = internal::auto_gpu_threshold(2);
@@ -449,10 +449,10 @@ block_out run_block(internal::block_processor& proc, operation oper, error_polic
   return b;
 }
 
-TEST(CudaBlockProcessor, SmallPiecesEqualCpuForEveryRequest) {
+TEST(CudaBlockProcessor, SmallSubBlocksEqualCpuForEveryRequest) {
   GUTF8_REQUIRE_GPU();
   internal::cuda_tuning tuning;
-  tuning.max_sub_block = tuning.min_sub_block = tuning.min_retry_block = 4096;  // many pieces
+  tuning.max_sub_block = tuning.min_sub_block = tuning.min_retry_block = 4096;  // many sub-blocks
   auto gpu = internal::make_cuda_processor(with(backend::cuda), internal::make_cpu_processor(1), tuning);
   auto cpu = internal::make_cpu_processor(0);
   auto g = rng(78);

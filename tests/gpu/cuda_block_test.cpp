@@ -1,19 +1,19 @@
-// The CUDA block processor (src/cuda/cuda_block.cpp) inside the backend-neutral session, fed in
+// The CUDA block processor (src/cuda/cuda_block.hpp) inside the backend-neutral stream core, fed in
 // chunks, against the CPU codec's one-shot results.
 #include "codec/cpu_block.hpp"
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gpu_harness.hpp"
 
 namespace gutf8::test::gpu {
 namespace {
 
-result run_session(operation oper, error_policy p, const bytes& in, std::size_t chunk) {
+result run_stream_core(operation oper, error_policy p, const bytes& in, std::size_t chunk) {
   stream_config cfg;
   cfg.operation = oper;
   cfg.policy = p;
   options opt;
-  internal::session s(cfg, internal::make_cuda_processor(opt, internal::make_cpu_processor(0)), false);
+  internal::stream_core s(cfg, internal::make_cuda_processor(opt, internal::make_cpu_processor(0)), false);
   result r;
   std::vector<std::uint8_t> out(s.max_output(chunk) + 16);
   for (std::size_t at = 0; at < in.size() || at == 0; at += chunk) {
@@ -29,15 +29,15 @@ result run_session(operation oper, error_policy p, const bytes& in, std::size_t 
   return r;
 }
 
-// A validate session writes no output: only its counts and first error are compared with the CPU's.
-bool validate_session_equals_cpu(const bytes& text, std::size_t chunk, const std::string& what) {
-  result v = run_session(operation::validate, error_policy::strict, text, chunk);
+// A validate stream core writes no output: only its counts and first error are compared with the CPU's.
+bool validate_stream_core_equals_cpu(const bytes& text, std::size_t chunk, const std::string& what) {
+  result v = run_stream_core(operation::validate, error_policy::strict, text, chunk);
   v.out.clear();
   v.written = 0;
   return same(v, cpu(op::validate, text, error_policy::replace), what);
 }
 
-TEST(CudaBlockProcessor, SessionInChunksEqualsCpu) {
+TEST(CudaBlockProcessor, StreamCoreInChunksEqualsCpu) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(2024);
   bytes text = random_text(g, 3u << 20, script::mixed);
@@ -45,20 +45,20 @@ TEST(CudaBlockProcessor, SessionInChunksEqualsCpu) {
   const bytes u = random_utf32(g, 600000, script::mixed, 0.0001, 1);
   for (std::size_t chunk : {std::size_t{100} << 10, std::size_t{1} << 20, std::size_t{8} << 20}) {
     for (error_policy p : policies) {
-      EXPECT_TRUE(same(run_session(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p),
-                       "session decode " + std::to_string(chunk)));
-      EXPECT_TRUE(same(run_session(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p),
-                       "session sanitize " + std::to_string(chunk)));
-      EXPECT_TRUE(same(run_session(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p),
-                       "session encode " + std::to_string(chunk)));
+      EXPECT_TRUE(same(run_stream_core(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p),
+                       "stream core decode " + std::to_string(chunk)));
+      EXPECT_TRUE(same(run_stream_core(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p),
+                       "stream core sanitize " + std::to_string(chunk)));
+      EXPECT_TRUE(same(run_stream_core(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p),
+                       "stream core encode " + std::to_string(chunk)));
     }
-    EXPECT_TRUE(validate_session_equals_cpu(text, chunk, "session validate"));
+    EXPECT_TRUE(validate_stream_core_equals_cpu(text, chunk, "stream core validate"));
   }
 }
 
-// The block processor's pieces, carries and both streams on a small input: for racecheck and
+// The block processor's sub-blocks, carries and both streams on a small input: for racecheck and
 // initcheck (scripts/gpu/sanitize.sh).
-TEST(GpuSanitizerSweep, BlockProcessorPieces) {
+TEST(GpuSanitizerSweep, BlockProcessorSubBlocks) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(99);
   bytes text = random_text(g, 300000, script::mixed);
@@ -66,10 +66,10 @@ TEST(GpuSanitizerSweep, BlockProcessorPieces) {
   const bytes u = random_utf32(g, 70000, script::mixed, 0.001, 3);
   const std::size_t chunk = 100000;
   const error_policy p = error_policy::replace;
-  EXPECT_TRUE(same(run_session(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p), "sweep decode"));
-  EXPECT_TRUE(same(run_session(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p), "sweep sanitize"));
-  EXPECT_TRUE(same(run_session(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p), "sweep encode"));
-  EXPECT_TRUE(validate_session_equals_cpu(text, chunk, "sweep validate"));
+  EXPECT_TRUE(same(run_stream_core(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p), "sweep decode"));
+  EXPECT_TRUE(same(run_stream_core(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p), "sweep sanitize"));
+  EXPECT_TRUE(same(run_stream_core(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p), "sweep encode"));
+  EXPECT_TRUE(validate_stream_core_equals_cpu(text, chunk, "sweep validate"));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 //   ClosedPipe       the reader of stdout goes away early
 //   UnreadableInput  inputs that cannot be opened or read, among readable ones
 //   Sigint           SIGINT while reading a slowly fed FIFO: no OUT, no temporary
-//   GpuOutOfMemory   --backend=cuda with --gpu-memory below the smallest piece, every command,
+//   GpuOutOfMemory   --backend=cuda with --gpu-memory below the smallest sub-block, every command,
 //                    file and stdin: exit 3, one line, no output, OUT untouched (GPU only)
 #include <gtest/gtest.h>
 
@@ -697,8 +697,8 @@ TEST_F(hostile, SigintWhileReadingLeavesNoOutput) {
 
 // -------------------------------------------------------- GPU out of memory ----
 
-// --gpu-memory (options::device_memory_limit) below what even the smallest piece needs takes the
-// path of a real cudaErrorMemoryAllocation: retries with smaller pieces, then a device failure.
+// --gpu-memory (options::device_memory_limit) below what even the smallest sub-block needs takes
+// the path of a real cudaErrorMemoryAllocation: retries with smaller sub-blocks, then a device failure.
 TEST_F(hostile, GpuOutOfMemoryForEveryCommand) {
   if (!cuda_available()) GTEST_SKIP() << "no usable GPU (gutf8::cuda_available() is false)";
   std::string text;

@@ -65,7 +65,7 @@ GUTF8_HD constexpr unsigned error_unit_length(const std::uint8_t* s, std::uint64
 // Bytes at the end of s[0, n) that a chunked caller must carry into the next chunk: the last
 // unit when it is a lead followed by fewer continuation bytes than it needs, all acceptable so
 // far (so the next chunk may still complete it). 0 when the last unit is complete or already
-// an error. One definition for the GPU kernels and the host that queues the next piece early.
+// an error. One definition for the GPU kernels and the host that queues the next sub-block early.
 GUTF8_HD constexpr std::uint64_t incomplete_tail(const std::uint8_t* s, std::uint64_t n) {
   for (unsigned k = 1; k <= 3 && k <= n; ++k) {
     const std::uint8_t lead = s[n - k];

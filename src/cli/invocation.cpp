@@ -1,4 +1,4 @@
-#include "cli/session.hpp"
+#include "cli/invocation.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,21 +35,21 @@ std::string_view backend_name(backend b) {
 
 }  // namespace
 
-session::session(const cli_options& options)
+invocation::invocation(const cli_options& options)
     : options_(options), stdout_(STDOUT_FILENO) {
   if (progress_bar::wanted(options.progress)) bar_.start(total_size(options.inputs));
 }
 
-void session::raise(exit_status status) noexcept { status_ = std::max(status_, status); }
+void invocation::raise(exit_status status) noexcept { status_ = std::max(status_, status); }
 
-void session::error(std::string_view text) { report("gutf8: " + std::string(text)); }
+void invocation::error(std::string_view text) { report("gutf8: " + std::string(text)); }
 
-void session::report(std::string_view line) {
+void invocation::report(std::string_view line) {
   bar_.clear();
   write_stderr(std::string(line) + '\n');
 }
 
-stream_config session::config(operation op, bool histogram) const {
+stream_config invocation::config(operation op, bool histogram) const {
   stream_config c;
   c.operation = op;
   c.policy = options_.policy;
@@ -60,7 +60,7 @@ stream_config session::config(operation op, bool histogram) const {
   return c;
 }
 
-bool session::invalid_input_fails() const noexcept {
+bool invocation::invalid_input_fails() const noexcept {
   switch (options_.command) {
     case command::validate: return true;
     case command::decode:
@@ -70,7 +70,7 @@ bool session::invalid_input_fails() const noexcept {
   return false;
 }
 
-void session::for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
+void invocation::for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
                              std::size_t top_n) {
   for (const auto& path : options_.inputs) {
     try {
@@ -86,12 +86,12 @@ void session::for_each_input(const stream_config& config, fd_writer* sink, const
 
 // A non-empty regular file, unless the run needs every byte to pass through one stream: the file
 // pipeline's pieces carry counts, not the bytes that an error list or another text form is made of.
-bool session::takes_file_pipeline(const input_file& in, const stream_config& config) {
+bool invocation::takes_file_pipeline(const input_file& in, const stream_config& config) {
   return in.size() && *in.size() != 0 && config.max_listed_errors == 0 && config.form == text_form::utf32le &&
          !config.bom;
 }
 
-input_result session::run_regular_file(input_file& in, const stream_config& config, fd_writer* sink,
+input_result invocation::run_regular_file(input_file& in, const stream_config& config, fd_writer* sink,
                                        std::size_t top_n) {
   file_config fc;
   fc.stream = config;
@@ -138,7 +138,7 @@ input_result session::run_regular_file(input_file& in, const stream_config& conf
   return {report.stats, std::move(report.top)};
 }
 
-input_result session::run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n) {
+input_result invocation::run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n) {
   stream_config c = config;
   c.backend.size_hint = in.size().value_or(0);  // lets --backend=auto weigh the transfer
   gutf8::stream stream(c);
@@ -156,7 +156,7 @@ input_result session::run_stream(input_file& in, const stream_config& config, fd
           {errors.begin(), errors.end()}};
 }
 
-void session::add_gpu_times(const stream_timings& gpu) {
+void invocation::add_gpu_times(const stream_timings& gpu) {
   times_.h2d += gpu.h2d_seconds;
   times_.kernels += gpu.kernel_seconds;
   times_.d2h += gpu.d2h_seconds;
@@ -165,7 +165,7 @@ void session::add_gpu_times(const stream_timings& gpu) {
   times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
 }
 
-void session::unreadable(const input_error& e) {
+void invocation::unreadable(const input_error& e) {
   error(e.what());
   raise(exit_failure);
   if (on_unreadable_) on_unreadable_(e.name(), e.reason());
@@ -173,7 +173,7 @@ void session::unreadable(const input_error& e) {
 
 // --chunk-size bytes, or less when the input is a smaller regular file (so a 1 KiB file does
 // not cost 16 MiB buffers).
-std::size_t session::chunk_bytes(std::optional<std::uint64_t> input_size) const {
+std::size_t invocation::chunk_bytes(std::optional<std::uint64_t> input_size) const {
   constexpr std::uint64_t small = 64 * 1024;
   std::size_t wanted = options_.chunk_size;
   if (input_size)
@@ -181,7 +181,7 @@ std::size_t session::chunk_bytes(std::optional<std::uint64_t> input_size) const 
   return wanted;
 }
 
-void session::finish() {
+void invocation::finish() {
   {
     stage_timer t(times_.write);
     stdout_.flush();
@@ -206,7 +206,7 @@ void session::finish() {
   error(times_.report());
 }
 
-text_output::text_output(session& s, const std::optional<std::string>& path) : stdout_(s.out()) {
+text_output::text_output(invocation& inv, const std::optional<std::string>& path) : stdout_(inv.out()) {
   if (!path) return;
   file_.emplace(*path);
   file_writer_.emplace(file_->fd());

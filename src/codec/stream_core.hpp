@@ -1,6 +1,7 @@
-// Backend-neutral bookkeeping around a block_processor: the carried partial sequence,
-// global offsets, line/column of the first error, totals and the histogram. The one-shot
-// functions are a session fed once with at_end; gutf8::stream is a session fed per chunk.
+// The core of every stream: the backend-neutral bookkeeping around a block_processor (the
+// carried partial sequence, global offsets, line/column of the first error, totals and the
+// histogram). The one-shot functions are a stream core fed once with at_end; gutf8::stream is a
+// stream core fed per chunk; the file pipeline commits its pieces' results into one.
 #pragma once
 
 #include <array>
@@ -21,12 +22,12 @@ namespace gutf8::internal {
 
 inline constexpr std::size_t code_space = 0x110000;  // histogram counters: one a code point
 
-class session {
+class stream_core {
  public:
   // single_block: the caller feeds the whole input at once (one-shot), so lines need not
   // be counted ahead of an error that may never come.
-  session(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block = false);
-  session(const stream_config& config, bool single_block = false);
+  stream_core(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block = false);
+  stream_core(const stream_config& config, bool single_block = false);
 
   // Output bytes that feeding n more bytes may write at most.
   [[nodiscard]] std::size_t max_output(std::size_t n) const noexcept;
@@ -36,7 +37,7 @@ class session {
   std::size_t feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
 
   // Accounts a block that was processed elsewhere (file/pieces.hpp) as the next bytes of the
-  // input, its output already placed by the caller. Only for a fresh session that is fed nothing
+  // input, its output already placed by the caller. Only for a fresh stream core that is fed nothing
   // else, lists no errors (stream_config::max_listed_errors) and has the default text form; its
   // histogram, if any, comes from add_histogram. counted_lines: the block counted its newlines
   // (stats needs them all).

@@ -1,4 +1,4 @@
-#include "codec/session.hpp"
+#include "codec/stream_core.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -20,7 +20,7 @@ std::size_t listable_errors(const stream_config& c) {
 }
 }  // namespace
 
-session::session(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block)
+stream_core::stream_core(const stream_config& config, std::unique_ptr<block_processor> processor, bool single_block)
     : processor_(std::move(processor)),
       op_(config.operation),
       policy_(never_stops(config.operation) ? error_policy::replace : config.policy),
@@ -32,7 +32,7 @@ session::session(const stream_config& config, std::unique_ptr<block_processor> p
   if (op_ == operation::encode && form_ != text_form::utf32le) reader_.emplace(form_);
   if (const std::size_t max = listable_errors(config); max != 0) {
     listed_ = std::make_unique<std::vector<error_unit>>();
-    // The list lives on the heap, so the visitor stays right when the session is moved.
+    // The list lives on the heap, so the visitor stays right when the stream core is moved.
     lister_.emplace([list = listed_.get(), max](const error_unit& u) {
       list->push_back(u);
       return list->size() < max;
@@ -40,22 +40,22 @@ session::session(const stream_config& config, std::unique_ptr<block_processor> p
   }
 }
 
-session::session(const stream_config& config, bool single_block)
-    : session(config, make_processor(config.backend), single_block) {}
+stream_core::stream_core(const stream_config& config, bool single_block)
+    : stream_core(config, make_processor(config.backend), single_block) {}
 
-std::size_t session::max_output(std::size_t n) const noexcept {
+std::size_t stream_core::max_output(std::size_t n) const noexcept {
   // A UTF-16 or UTF-32BE decode output is never longer than UTF-32LE's.
   const std::size_t bom = bom_pending_ ? 4 : 0;
   return bom + max_codec_output(reader_ ? reader_->max_utf32(n) : n);
 }
 
-std::size_t session::max_codec_output(std::size_t n) const noexcept {
+std::size_t stream_core::max_codec_output(std::size_t n) const noexcept {
   const std::size_t width = output_width(op_);
   if (width == 0) return 0;
   return width * (carried_ + n) + (op_ == operation::encode ? 3 : 0);
 }
 
-std::size_t session::feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
+std::size_t stream_core::feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
   if (stopped_ || finished_) return 0;
   if (lister_) {
     lister_->feed(std::as_bytes(data));
@@ -72,7 +72,7 @@ std::size_t session::feed(std::span<const std::uint8_t> data, bool at_end, std::
   return bom + utf32le_to_form(out + bom, written, form_);
 }
 
-std::size_t session::feed_from_form(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
+std::size_t stream_core::feed_from_form(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
   const std::uint64_t before = stats_.input.bytes;
   const bool placed = stats_.input.first_error.has_value();
   reader_->read(data, at_end);
@@ -90,7 +90,7 @@ std::size_t session::feed_from_form(std::span<const std::uint8_t> data, bool at_
   return written;
 }
 
-std::size_t session::feed_codec(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
+std::size_t stream_core::feed_codec(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out) {
   finished_ = at_end;
   std::size_t written = 0;
   if (carried_ != 0) {
@@ -123,7 +123,7 @@ std::size_t session::feed_codec(std::span<const std::uint8_t> data, bool at_end,
   return written;
 }
 
-block_result session::run_block(const std::uint8_t* data, std::size_t size, std::size_t end, bool at_end,
+block_result stream_core::run_block(const std::uint8_t* data, std::size_t size, std::size_t end, bool at_end,
                                 std::uint8_t* out) {
   if (want_histogram_ && histogram_.empty()) histogram_.assign(code_space, 0);
   block_request rq;
@@ -142,32 +142,32 @@ block_result session::run_block(const std::uint8_t* data, std::size_t size, std:
   return r;
 }
 
-void session::commit(const block_result& r, const line_facts& lines, bool counted_lines) {
+void stream_core::commit(const block_result& r, const line_facts& lines, bool counted_lines) {
   if (stopped_ || finished_ || carried_ != 0)
-    throw error(errc::invalid_argument, "session::commit: not a fresh session fed only by pieces");
+    throw error(errc::invalid_argument, "stream_core::commit: not a fresh stream core fed only by pieces");
   // Pieces bring counts, not bytes: the error list would silently miss their units.
   if (lister_)
-    throw error(errc::invalid_argument, "session::commit: a session that lists errors needs the bytes (feed)");
+    throw error(errc::invalid_argument, "stream_core::commit: a stream core that lists errors needs the bytes (feed)");
   if (form_ != text_form::utf32le || bom_pending_)
-    throw error(errc::invalid_argument, "session::commit: another text form needs the bytes (feed)");
+    throw error(errc::invalid_argument, "stream_core::commit: another text form needs the bytes (feed)");
   account(r, lines, counted_lines);
 }
 
-void session::add_histogram(std::span<const std::uint64_t> counts) {
+void stream_core::add_histogram(std::span<const std::uint64_t> counts) {
   if (!want_histogram_ || counts.size() != code_space)
-    throw error(errc::invalid_argument, "session::add_histogram: no histogram wanted, or not one counter a code point");
+    throw error(errc::invalid_argument, "stream_core::add_histogram: no histogram wanted, or not one counter a code point");
   if (histogram_.empty()) histogram_.assign(code_space, 0);
   for (std::size_t c = 0; c < code_space; ++c) histogram_[c] += counts[c];
 }
 
-void session::set_lines_before(const lines_before& before) noexcept {
+void stream_core::set_lines_before(const lines_before& before) noexcept {
   newlines_ = before.newlines;
   line_start_ = before.line_start;
 }
 
 // Order matters: the error is placed, and the newline state moved on, relative to the
 // bytes before this block.
-void session::account(const block_result& r, const line_facts& lines, bool counted_lines) {
+void stream_core::account(const block_result& r, const line_facts& lines, bool counted_lines) {
   summary& in = stats_.input;
   if (r.errors != 0 && !in.first_error) in.first_error = locate(r.first_error, lines, r.first_kind);
   in.errors += r.errors;
@@ -187,7 +187,7 @@ void session::account(const block_result& r, const line_facts& lines, bool count
 
 // Line = 1 + newlines before the unit; column = 1 + units since the last newline: bytes
 // for UTF-8, code points (4-byte values) for encode's UTF-32 input.
-error_position session::locate(std::size_t offset, const line_facts& lines, error_kind kind) const {
+error_position stream_core::locate(std::size_t offset, const line_facts& lines, error_kind kind) const {
   const std::size_t u = unit();
   const std::uint64_t base = stats_.input.bytes;
   const std::uint64_t start =
@@ -200,7 +200,7 @@ error_position session::locate(std::size_t offset, const line_facts& lines, erro
   return at;
 }
 
-std::vector<code_point_count> session::top(std::size_t n) const {
+std::vector<code_point_count> stream_core::top(std::size_t n) const {
   if (!want_histogram_)
     throw error(errc::invalid_argument, "top() needs operation::stats with stream_config::histogram");
   std::vector<code_point_count> seen;

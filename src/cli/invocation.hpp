@@ -1,4 +1,4 @@
-// One run of a command: the options, the exit status so far, stderr messages, standard
+// One invocation of gutf8 (a run of one command): the options, the exit status so far, stderr messages, standard
 // output, and the loop that feeds each input through a gutf8::stream.
 #pragma once
 
@@ -44,9 +44,9 @@ class input_result {
   std::vector<error_unit> errors_;
 };
 
-class session {
+class invocation {
  public:
-  explicit session(const cli_options& options);
+  explicit invocation(const cli_options& options);
 
   [[nodiscard]] const cli_options& options() const noexcept { return options_; }
   void raise(exit_status status) noexcept;
@@ -98,7 +98,7 @@ class session {
 // Where a command's text goes: -o OUT (atomically) or standard output.
 class text_output {
  public:
-  text_output(session& s, const std::optional<std::string>& path);
+  text_output(invocation& inv, const std::optional<std::string>& path);
   fd_writer& writer() noexcept { return file_writer_ ? *file_writer_ : stdout_; }
   // Ends the output. Standard output is always flushed (what was written stays, as with
   // iconv); OUT is renamed into place only when keep is true, else it never appears.

@@ -1,0 +1,263 @@
+// The CUDA block processor's work (cuda/cuda_block_processor.hpp): a block cut into sub-blocks
+// that the two CUDA streams take in turn (upload, device API, summary download), their results
+// checked against the host's carry and gathered into one block_result, outputs copied back.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <string>
+
+#include "cuda/cuda_block_processor.hpp"
+#include "gutf8/detail/utf8_rules.hpp"
+
+namespace gutf8::internal {
+namespace {
+
+bool is_pinned(const void* p, std::size_t n) {
+  if (p == nullptr || n == 0) return false;
+  const auto pinned_at = [](const void* q) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+  };
+  return pinned_at(p) && pinned_at(static_cast<const std::uint8_t*>(p) + (n - 1));
+}
+
+double seconds_between(const cuda::event& from, const cuda::event& to) {
+  return static_cast<double>(to.elapsed_since(from)) / 1000.0;
+}
+
+}  // namespace
+
+block_result cuda_processor::process(const block_request& rq) {
+  if (rq.end == 0 || rq.end < tuning_.min_gpu_block || !ensure_started()) return fallback_->process(rq);
+  if (rq.end != rq.size) return process_head_then_tail(rq);
+  cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
+  const bool in_pinned = is_pinned(rq.data, rq.size);
+  const std::size_t out_room = output_width(rq.op) * rq.size + (rq.op == operation::encode ? 3 : 0);
+  const bool out_pinned = rq.out == nullptr || out_room == 0 || is_pinned(rq.out, out_room);
+  const std::size_t sub = reserve(rq, in_pinned, out_pinned);
+  if (sub == 0) return fallback_->process(rq);  // auto_select and no GPU memory: the CPU
+  return run(rq, sub, in_pinned, out_pinned);
+}
+
+// A block whose units end at rq.end < rq.size (a run of file pieces): the GPU takes [0, end) as
+// a chunk that is not the last, which leaves at most 3 bytes of a sequence that may be cut
+// short; the fallback processor settles them with the bytes after end in view, as the CPU would.
+block_result cuda_processor::process_head_then_tail(const block_request& rq) {
+  block_request head = rq;
+  head.size = rq.end;
+  head.at_end = false;
+  block_result r = process(head);
+  if (r.stopped || r.consumed == rq.end) return r;
+  block_request tail = rq;
+  tail.data = rq.data + r.consumed;
+  tail.size = rq.size - r.consumed;
+  tail.end = rq.end - r.consumed;
+  if (tail.out != nullptr) tail.out += r.written;
+  const block_result t = fallback_->process(tail);
+  if (t.first_error != no_error && r.first_error == no_error) {
+    r.first_error = r.consumed + t.first_error;
+    r.first_kind = t.first_kind;
+  }
+  r.errors += t.errors;
+  r.lines += t.lines;
+  r.written += t.written;
+  r.stopped = t.stopped;
+  for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += t.by_length[l];
+  r.consumed += t.consumed;
+  return r;
+}
+
+// The device API call for op. stats decodes with drop: the code points of exactly the
+// well-formed sequences, which the stats kernels count; validate and stats never stop.
+cudaError_t cuda_processor::launch(operation op, error_policy policy, void* temp, std::size_t& bytes, const u8* in,
+                                   std::size_t n, u8* out, device::device_summary* summary, bool is_last,
+                                   cudaStream_t stream) {
+  const auto* bin = reinterpret_cast<const std::byte*>(in);
+  switch (op) {
+    case operation::decode:
+      return device::decode(temp, bytes, bin, n, reinterpret_cast<char32_t*>(out), summary, policy,
+                            is_last, device::decoder::fused, stream);
+    case operation::stats:
+      return device::decode(temp, bytes, bin, n, reinterpret_cast<char32_t*>(out), summary,
+                            error_policy::drop, is_last, device::decoder::fused, stream);
+    case operation::sanitize:
+      return device::sanitize(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,
+                              is_last, stream);
+    case operation::encode:
+      return device::encode(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,
+                            is_last, device::encoder::fused, stream);
+    case operation::validate:
+      break;
+  }
+  return device::validate(temp, bytes, bin, n, summary, is_last, stream);
+}
+
+auto cuda_processor::next_sub_block(const block_request& rq, std::size_t pos, std::size_t sub, unsigned index) const
+    -> sub_block {
+  sub_block p;
+  p.pos = pos;
+  p.n = std::min(sub, rq.size - pos);
+  p.final = pos + p.n == rq.size;
+  p.is_last = p.final && rq.at_end;
+  p.index = index;
+  // The carry the device API will report, known here so the next sub-block is queued before the
+  // GPU has decided.
+  if (!p.is_last)
+    p.carry = rq.op == operation::encode ? p.n % 4 : detail::incomplete_tail(rq.data + pos, p.n);
+  return p;
+}
+
+// Queues a sub-block on its CUDA stream: upload, device API (+ stats kernels), summary download.
+void cuda_processor::enqueue(const block_request& rq, const sub_block& p, bool in_pinned) {
+  stream_resources& s = streams_[p.index % 2];
+  const u8* src = rq.data + p.pos;
+  if (!in_pinned) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(s.in_stage.data(), src, p.n);
+    times_.staging_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    src = s.in_stage.data();
+  }
+  s.start.record(s.stream);
+  cuda::check(cudaMemcpyAsync(s.in.data(), src, p.n, cudaMemcpyHostToDevice, s.stream),
+              "cudaMemcpyAsync (chunk to GPU)");
+  s.h2d.record(s.stream);
+  sub_block_result* result = s.result.data();
+  device::device_summary* summary = &result->summary;
+  if (rq.op == operation::stats)
+    cuda::check(cudaMemsetAsync(result, 0, sizeof(sub_block_result), s.stream), "cudaMemsetAsync");
+  std::size_t bytes = s.temp.size();
+  cuda::check(launch(rq.op, rq.policy, s.temp.data(), bytes, s.in.data(), p.n, s.out.data(), summary,
+                     p.is_last, s.stream),
+              "CUDA codec kernels");
+  if (rq.op == operation::stats)
+    cuda::check(kern::stats::count_lengths(reinterpret_cast<const char32_t*>(s.out.data()), summary, p.n,
+                                           result->by_length, s.stream),
+                "stats kernel (sequence lengths)");
+  s.kernels.record(s.stream);
+  cuda::check(cudaMemcpyAsync(&host_results_.data()[p.index % 2], result, sizeof(sub_block_result),
+                              cudaMemcpyDeviceToHost, s.stream),
+              "cudaMemcpyAsync (summary to host)");
+  s.summary.record(s.stream);
+}
+
+// The (code point, count) runs of a stats sub-block, added to the caller's histogram.
+void cuda_processor::merge_histogram(stream_resources& s, std::uint64_t code_points, std::uint64_t* histogram,
+                                     unsigned index) {
+  if (code_points == 0) return;
+  const cuda::event& begin = s.summary;  // recorded, complete
+  std::size_t bytes = s.hist_temp.size();
+  sub_block_result* result = s.result.data();
+  cuda::check(kern::stats::histogram_runs(s.hist_temp.data(), bytes,
+                                          reinterpret_cast<const char32_t*>(s.out.data()), code_points,
+                                          s.runs.data(), &result->runs, s.stream),
+              "stats kernels (code point histogram)");
+  s.kernels.record(s.stream);
+  sub_block_result& host = host_results_.data()[index % 2];
+  cuda::check(cudaMemcpyAsync(&host.runs, &result->runs, sizeof host.runs, cudaMemcpyDeviceToHost, s.stream),
+              "cudaMemcpyAsync (histogram size)");
+  s.out_start.record(s.stream);
+  s.out_start.synchronize();
+  s.hist_kernel_s += seconds_between(begin, s.kernels);
+  const std::uint32_t runs = host.runs;
+  if (runs > s.runs_host.size()) throw error(errc::device_failure, "stats kernels: run count out of range");
+  cuda::check(cudaMemcpyAsync(s.runs_host.data(), s.runs.data(), runs * sizeof(cp_run), cudaMemcpyDeviceToHost,
+                              s.stream),
+              "cudaMemcpyAsync (histogram to host)");
+  s.out_done.record(s.stream);
+  s.out_done.synchronize();
+  s.hist_d2h_s += seconds_between(s.kernels, s.out_done);
+  for (std::uint32_t k = 0; k < runs; ++k) histogram[s.runs_host.data()[k].code_point] += s.runs_host.data()[k].count;
+}
+
+block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned) {
+  // Whatever happens, nothing may still read rq.data or write rq.out when this returns.
+  struct drain {
+    cuda_processor& self;
+    ~drain() {
+      for (stream_resources& s : self.streams_) cudaStreamSynchronize(s.stream);
+    }
+  } guard{*this};
+
+  const bool transcodes = rq.op == operation::decode || rq.op == operation::sanitize ||
+                          rq.op == operation::encode;
+  const bool strict = transcodes && rq.policy == error_policy::strict;
+  const std::size_t out_unit = rq.op == operation::decode ? 4 : 1;
+  block_result r;
+  std::deque<sub_block> queued;
+  std::size_t next_pos = 0;
+  unsigned next_index = 0;
+  bool more = true;
+  const auto push = [&] {
+    const sub_block p = next_sub_block(rq, next_pos, sub, next_index++);
+    enqueue(rq, p, in_pinned);
+    next_pos = p.pos + p.n - p.carry;
+    more = !p.final;
+    queued.push_back(p);
+  };
+  push();
+  if (more) push();
+
+  while (!queued.empty()) {
+    const sub_block p = queued.front();
+    queued.pop_front();
+    stream_resources& s = streams_[p.index % 2];
+    s.hist_kernel_s = s.hist_d2h_s = 0;
+    s.summary.synchronize();
+    times_.h2d_seconds += seconds_between(s.start, s.h2d);
+    times_.kernel_seconds += seconds_between(s.h2d, s.kernels);
+    times_.d2h_seconds += seconds_between(s.kernels, s.summary);
+    const sub_block_result& h = host_results_.data()[p.index % 2];
+    const device::device_summary d = h.summary;
+    const bool stopped = strict && d.errors != 0;
+    if (!stopped && (d.carry != p.carry || d.consumed != p.n - p.carry))
+      throw error(errc::device_failure,
+                  "CUDA backend: the GPU carried " + std::to_string(d.carry) + " bytes of a sub-block, the host " +
+                      std::to_string(p.carry));
+    if (d.first_error_offset != device::no_offset && r.first_error == no_error) {
+      r.first_error = p.pos + d.first_error_offset;
+      r.first_kind = d.kind();
+    }
+    r.errors += d.errors;
+    r.lines += d.lines;
+    r.consumed = p.pos + d.consumed;
+    if (rq.op == operation::stats) {
+      for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += h.by_length[l];
+      if (rq.histogram != nullptr) merge_histogram(s, d.written, rq.histogram, p.index);
+    }
+    double out_s = 0;
+    if (transcodes && rq.out != nullptr && d.written != 0) {
+      const std::size_t bytes = d.written * out_unit;
+      u8* target = out_pinned ? rq.out + r.written : s.out_stage.data();
+      s.out_start.record(s.stream);
+      cuda::check(cudaMemcpyAsync(target, s.out.data(), bytes, cudaMemcpyDeviceToHost, s.stream),
+                  "cudaMemcpyAsync (output to host)");
+      s.out_done.record(s.stream);
+      s.out_done.synchronize();
+      out_s = seconds_between(s.out_start, s.out_done);
+      if (!out_pinned) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::memcpy(rq.out + r.written, target, bytes);
+        times_.staging_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+    }
+    if (transcodes) r.written += d.written * out_unit;
+    times_.kernel_seconds += s.hist_kernel_s;
+    times_.d2h_seconds += out_s + s.hist_d2h_s;
+    times_.gpu_bytes += stopped ? d.consumed : p.n - p.carry;
+    if (stopped) {
+      r.stopped = true;
+      break;
+    }
+    if (more) push();  // onto the stream just drained
+  }
+  if (!rq.count_lines) r.lines = 0;
+  return r;
+}
+
+}  // namespace gutf8::internal

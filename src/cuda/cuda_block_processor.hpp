@@ -1,0 +1,110 @@
+// The CUDA block processor's class (cuda/cuda_block.hpp says how a block runs), shared by its
+// source files, one a concern:
+//   cuda_block_startup.cpp  the device context: eager or lazy start-up, giving up, shutting down
+//   cuda_block_buffers.cpp  the sub-block size and each CUDA stream's buffers, the memory limit
+//   cuda_block_launch.cpp   the work: sub-blocks queued on the two CUDA streams, results collected
+// Only src/cuda includes it (it needs the CUDA headers); others use cuda/cuda_block.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cuda/cuda_block.hpp"
+#include "gutf8/cuda_resources.hpp"
+#include "gutf8/device.hpp"
+#include "gutf8/error.hpp"
+#include "utf8/kernel_stats.hpp"
+
+namespace gutf8::internal {
+
+class cuda_processor final : public block_processor {
+ public:
+  cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, cuda_tuning tuning);
+  ~cuda_processor() override;
+  cuda_processor(const cuda_processor&) = delete;
+  cuda_processor& operator=(const cuda_processor&) = delete;
+
+  block_result process(const block_request& rq) override;
+  [[nodiscard]] stream_timings timings() const noexcept { return times_; }
+
+ private:
+  using u8 = std::uint8_t;
+  using cp_run = kern::stats::code_point_run;
+
+  // What one sub-block leaves on the device for the host: copied back in one transfer.
+  struct sub_block_result {
+    device::device_summary summary;
+    unsigned long long by_length[4];  // stats
+    std::uint32_t runs;               // stats with a histogram
+    std::uint32_t pad;
+  };
+
+  // One of the two CUDA streams and what a sub-block on it uses: events, device and staging buffers.
+  struct stream_resources {
+    cuda::stream stream;
+    cuda::event start, h2d, kernels, summary, out_start, out_done;
+    cuda::device_buffer<u8> in, out, temp, hist_temp;
+    cuda::device_buffer<sub_block_result> result;
+    cuda::device_buffer<cp_run> runs;
+    cuda::pinned_buffer<u8> in_stage, out_stage;
+    cuda::pinned_buffer<cp_run> runs_host;
+    std::size_t capacity = 0;  // sub-block bytes the buffers hold
+    double hist_kernel_s = 0, hist_d2h_s = 0;
+  };
+
+  // A part of a block, queued on one CUDA stream while the other stream works on the part before.
+  struct sub_block {
+    std::size_t pos = 0, n = 0, carry = 0;
+    bool final = false;    // the last sub-block of the block
+    bool is_last = false;  // ... and the input ends there
+    unsigned index = 0;    // its CUDA stream: streams_[index % 2]
+  };
+
+  // What one stream's buffers must hold for sub-blocks of `sub_block` bytes of a request: computed
+  // once, so the memory limit and the allocations cannot disagree. Device buffers in bytes, runs in
+  // elements.
+  struct buffer_sizes {
+    std::size_t sub_block = 0, in = 0, out = 0, temp = 0, hist_temp = 0, runs = 0;
+    bool histogram = false;
+  };
+
+  // cuda_block_startup.cpp
+  bool ensure_started();
+  void give_up(const error& why);
+  void start();
+
+  // cuda_block_buffers.cpp
+  [[nodiscard]] std::size_t plan(std::size_t size) const;
+  std::size_t reserve(const block_request& rq, bool in_pinned, bool out_pinned);
+  static void release(stream_resources& s);
+  [[nodiscard]] buffer_sizes sizes_for(const block_request& rq, std::size_t sub) const;
+  static std::uint64_t device_bytes_after(const stream_resources& s, const buffer_sizes& z);
+  void check_memory_limit(const buffer_sizes& z) const;
+  static void reserve_stream(stream_resources& s, const block_request& rq, const buffer_sizes& z, bool in_pinned,
+                             bool out_pinned);
+  [[nodiscard]] static std::size_t temp_bytes(const block_request& rq, std::size_t n);
+
+  // cuda_block_launch.cpp
+  block_result process_head_then_tail(const block_request& rq);
+  static cudaError_t launch(operation op, error_policy policy, void* temp, std::size_t& bytes, const u8* in,
+                            std::size_t n, u8* out, device::device_summary* summary, bool is_last,
+                            cudaStream_t stream);
+  [[nodiscard]] sub_block next_sub_block(const block_request& rq, std::size_t pos, std::size_t sub,
+                                         unsigned index) const;
+  void enqueue(const block_request& rq, const sub_block& p, bool in_pinned);
+  void merge_histogram(stream_resources& s, std::uint64_t code_points, std::uint64_t* histogram, unsigned index);
+  block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned);
+
+  std::unique_ptr<block_processor> fallback_;
+  cuda_tuning tuning_;
+  int device_;
+  std::uint64_t memory_limit_;  // options::device_memory_limit; 0 = none
+  bool started_ = false, failed_ = false;
+  std::vector<stream_resources> streams_;  // two, once started
+  cuda::pinned_buffer<sub_block_result> host_results_;
+  stream_timings times_{};
+};
+
+}  // namespace gutf8::internal

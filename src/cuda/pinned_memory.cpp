@@ -1,0 +1,32 @@
+// Page-locked host memory for the CUDA backend (declared in cuda/cuda_block.hpp): allocated, or
+// the caller's memory (a mapped file's page cache) locked in place; failures are answers, not errors.
+#include "cuda/cuda_block.hpp"
+
+#include <cuda_runtime.h>
+
+namespace gutf8::internal {
+
+void* allocate_pinned(std::size_t bytes) noexcept {
+  void* p = nullptr;
+  if (bytes == 0 || cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+void free_pinned(void* p) noexcept {
+  if (p != nullptr) cudaFreeHost(p);
+}
+
+bool register_host(const void* p, std::size_t bytes) noexcept {
+  if (cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterReadOnly | cudaHostRegisterPortable) ==
+      cudaSuccess)
+    return true;
+  cudaGetLastError();
+  return false;
+}
+
+void unregister_host(const void* p) noexcept { cudaHostUnregister(const_cast<void*>(p)); }
+
+}  // namespace gutf8::internal
