@@ -37,7 +37,8 @@ struct elementwise_policy {
 
 // Fused single-pass select: like the scan (items staged through shared memory for the
 // coalesced compacted write). Tiles are sized per input kind (see bench/results/prim_tuning.md);
-// 1-byte items take two 16-byte vectors a thread (8 KiB tiles; the compact encoder's bytes).
+// 1-byte items take two vectors a thread (32 registers, 8 blocks per SM: the compact encoder's
+// bytes; four took 44).
 template <class T, int Threads, int Vectors, int MinBlocks = 1>
 struct select_shape {
   static constexpr int threads = Threads;

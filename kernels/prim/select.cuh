@@ -15,6 +15,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "block_scan.cuh"
 #include "common.cuh"
 #include "policy.cuh"
@@ -25,6 +27,9 @@
 namespace gutf8::prim::detail {
 
 // ---- selectors ----
+// A selector decides per item (select_vec: V items at once into bools; select_one: one item), and
+// may also offer select_bits<V>(i, items) -> bit j = item j selected, for a whole vector at once
+// (e.g. SWAR over bytes), which the fused select then uses.
 template <class FlagT>
 struct flag_selector {
   static constexpr bool reads_flags = true;
@@ -123,6 +128,31 @@ cudaError_t select_by_scan(void* d_temp, std::size_t& temp_bytes, const T* in, S
 }
 
 // ---- (b) fused single pass ----
+// K vectors of V items of a thread in registers. Items narrower than 4 bytes are held as the
+// vectors' 32-bit words, which words(k) gives a selector's select_bits.
+template <class T, int K, int V, bool Packed = (sizeof(T) < 4 && std::is_integral_v<T> && (sizeof(T) * V) % 4 == 0)>
+struct item_registers {
+  T x[K][V];
+  __device__ __forceinline__ void load(int k, const T* p) { load_vec<V>(p, x[k]); }
+  __device__ __forceinline__ T get(int k, int j) const { return x[k][j]; }
+  __device__ __forceinline__ void set(int k, int j, T v) { x[k][j] = v; }
+};
+template <class T, int K, int V>
+struct item_registers<T, K, V, true> {
+  static constexpr int per_word = static_cast<int>(4 / sizeof(T));
+  static constexpr int W = V / per_word;
+  unsigned w[K][W] = {};
+  __device__ __forceinline__ void load(int k, const T* p) { load_vec<W>(reinterpret_cast<const unsigned*>(p), w[k]); }
+  __device__ __forceinline__ T get(int k, int j) const {
+    return static_cast<T>(w[k][j / per_word] >> (8 * sizeof(T) * (j % per_word)));
+  }
+  __device__ __forceinline__ void set(int k, int j, T v) {
+    constexpr unsigned mask = (1u << (8 * sizeof(T))) - 1u;
+    const unsigned shift = 8 * sizeof(T) * (j % per_word);
+    w[k][j / per_word] = (w[k][j / per_word] & ~(mask << shift)) | ((static_cast<unsigned>(v) & mask) << shift);
+  }
+  __device__ __forceinline__ const unsigned (&words(int k) const)[W] { return w[k]; }
+};
 struct plus_op {
   template <class X>
   __device__ __forceinline__ X operator()(const X& a, const X& b) const {
@@ -163,18 +193,30 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
   const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * K * V);
   const bool full = vec_ok && tile_base + P::tile <= n;
 
-  // items in registers, their selection as bits (item k*V+j is bit k*V+j of sbits)
-  T x[K][V];
+  // Items in registers, their selection as bits (item k*V+j is bit k*V+j of sbits). Items
+  // smaller than 4 bytes are kept as their vectors' 32-bit words: an array of bytes took a
+  // register a byte (84 registers for 1-byte items, 3 blocks per SM).
+  using regs = item_registers<T, K, V>;
+  regs x;
   unsigned sbits[(KV + 31) / 32] = {};
   if (full) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) load_vec<V>(in + warp_base + (k * warp_threads + lane) * V, x[k]);
+    for (int k = 0; k < K; ++k) x.load(k, in + warp_base + (k * warp_threads + lane) * V);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      bool s[V];
-      sel.template select_vec<V>(warp_base + (k * warp_threads + lane) * V, x[k], s);
+      const std::size_t i = warp_base + (k * warp_threads + lane) * V;
+      if constexpr (requires { sel.template select_bits<V>(i, x.words(k)); }) {
+        static_assert(32 % V == 0, "a vector's selection bits fit one word");
+        sbits[(k * V) / 32] |= sel.template select_bits<V>(i, x.words(k)) << ((k * V) % 32);
+      } else {
+        T items[V];
 #pragma unroll
-      for (int j = 0; j < V; ++j) sbits[(k * V + j) / 32] |= (s[j] ? 1u : 0u) << ((k * V + j) % 32);
+        for (int j = 0; j < V; ++j) items[j] = x.get(k, j);
+        bool s[V];
+        sel.template select_vec<V>(i, items, s);
+#pragma unroll
+        for (int j = 0; j < V; ++j) sbits[(k * V + j) / 32] |= (s[j] ? 1u : 0u) << ((k * V + j) % 32);
+      }
     }
   } else {
 #pragma unroll
@@ -183,8 +225,9 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
       for (int j = 0; j < V; ++j) {
         const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
         if (i < n) {
-          x[k][j] = in[i];
-          sbits[(k * V + j) / 32] |= (sel.select_one(i, x[k][j]) ? 1u : 0u) << ((k * V + j) % 32);
+          const T item = in[i];
+          x.set(k, j, item);
+          sbits[(k * V + j) / 32] |= (sel.select_one(i, item) ? 1u : 0u) << ((k * V + j) % 32);
         }
       }
   }
@@ -234,7 +277,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
       unsigned r = warp_prefix + row_base[k];
 #pragma unroll
       for (int j = 0; j < V; ++j)
-        if ((sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u) staged[r++] = x[k][j];
+        if ((sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u) staged[r++] = x.get(k, j);
     }
   };
   if (warp != 0 || tile == 0) stage();

@@ -249,11 +249,18 @@ struct padded_byte_selector {
   static constexpr bool reads_flags = false;
   const u64* end;  // accum::select_end
 
+  // V bytes at once, as their 32-bit words: those that are not 0xFF (SWAR), below end.
   template <int V>
-  __device__ __forceinline__ void select_vec(std::size_t i, const u8 (&x)[V], bool (&s)[V]) const {
-    const u64 e = *end;
+  __device__ __forceinline__ u32 select_bits(std::size_t i, const u32 (&w)[V / 4]) const {
+    u32 bits = 0;
 #pragma unroll
-    for (int j = 0; j < V; ++j) s[j] = x[j] != 0xFFu && i + j < e;
+    for (int k = 0; k < V / 4; ++k) {
+      const u32 inv = ~w[k];  // 0xFF bytes -> 0
+      bits |= lanes_to_bits((((inv & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | inv) & lane_hi) << (4 * k);
+    }
+    const u64 e = *end;
+    if (i + V > e) bits &= e <= i ? 0u : (1u << (e - i)) - 1u;
+    return bits;
   }
   __device__ __forceinline__ bool select_one(std::size_t i, const u8& x) const { return x != 0xFFu && i < *end; }
   template <int V>

@@ -2,8 +2,8 @@
 // EF BF BD (replace) or nothing (drop); strict copies the valid prefix. Same shape as the fused
 // decoder (tile_rank.cuh): per-thread output byte counts ranked by block scan + decoupled
 // look-back. A warp whose output is its input verbatim (no error in it: the common case) copies
-// it from the shared copy of the input with aligned 16-byte stores; other warps stage their bytes
-// in shared memory first.
+// its bytes into its staging area after the look-back; other warps stage their repaired bytes
+// there before it. No shared copy of the tile: 8 blocks per SM.
 #pragma once
 
 #include "utf8/tile_rank.cuh"
@@ -14,9 +14,8 @@ inline constexpr u32 sanitize_tile = tile_bytes;
 inline constexpr u32 sanitize_stage_bytes = 3 * warp_bytes + 32;
 
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(tile_threads)
+__global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
     sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, rank_state states, u32 last_tile) {
-  __shared__ __align__(16) u32 in_sh[shared_tile_words];
   __shared__ __align__(16) u8 st_sh[tile_warps][sanitize_stage_bytes];
   __shared__ utf8_tile_shared sh;
 
@@ -24,7 +23,6 @@ __global__ void __launch_bounds__(tile_threads)
   const u64 base = u64{tile} * tile_bytes;
   lane_class<true> L;
   begin_utf8_tile<Vec, true>(in, n, base, acc, sh, L);
-  share_tile_bytes(in_sh, L);
 
   const u32 err = L.start & ~L.wf;
   const u32 keep = P == error_policy::strict ? below_lowest(err) : ~0u;
@@ -53,9 +51,11 @@ __global__ void __launch_bounds__(tile_threads)
 
   const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;
   u8* dst = out + (w.first - s0);
-  if (verbatim) {
-    write_bytes_from(in_sh + warp * (warp_bytes / 4), s0, w.count, dst);
-    return;
+  if (verbatim) {  // the warp's bytes as they are, through its staging area
+    auto* lane_st = reinterpret_cast<uint4*>(st + lane * lane_bytes);
+    lane_st[0] = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
+    lane_st[1] = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
+    __syncwarp();
   }
   write_staged_bytes(st, s0, w.count, dst);
 }

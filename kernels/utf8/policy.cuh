@@ -33,6 +33,7 @@ inline constexpr std::uint32_t expand_tile = block_threads * expand_elems;
 inline constexpr int decode_fused_min_blocks = 6;  // 40 registers, no spill; 35 KB of shared memory
 inline constexpr int encode_fused_min_blocks = 6;  // 40 registers with encode_elems = 24
 inline constexpr int validate_min_blocks = 3;      // three segments' loads in flight a warp
+inline constexpr int sanitize_min_blocks = 8;      // its wait for the look-back needs resident warps
 
 // The fused decoder's balanced path (kernel_decode_fused.cuh): a warp takes it when some lane
 // has more than balance_above units to decode one by one (the staging loop runs as long as its

@@ -4,7 +4,6 @@
 //
 //   begin_utf8_tile         thread 0 clears the summary and asks L2 for the input 2 MiB ahead
 //                           (common.cuh: prefetch_ahead); all threads classify the tile (tile_classify.cuh)
-//   share_tile_bytes        (sanitize) the bytes, for warps that copy them through
 //   block_scan_flag         of the thread's output count (kernels/prim's block scan with its warp
 //                           parts and flagged sums), stop_flagged
 //   add_lane_stats          the thread's errors and LFs into the tile summary
@@ -66,15 +65,6 @@ __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, c
   }
   wait_for_prior_kernel();  // prepare_kernel's accumulator and cleared look-back states
   classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L, lead_count);
-}
-
-// The tile's bytes and the 4 after them, in 16-byte aligned shared memory.
-inline constexpr u32 shared_tile_words = tile_bytes / 4 + 4;
-template <bool Detail>
-__device__ __forceinline__ void share_tile_bytes(u32* in_sh, const lane_class<Detail>& L) {
-  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x) = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
-  *reinterpret_cast<uint4*>(in_sh + 8 * threadIdx.x + 4) = make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]);
-  if (threadIdx.x == tile_threads - 1) in_sh[tile_bytes / 4] = L.nx;
 }
 
 // Strict output ends at the first error unit: the scan stops at a thread that has one.
