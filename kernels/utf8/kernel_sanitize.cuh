@@ -1,11 +1,13 @@
 // Sanitize UTF-8 -> UTF-8: every byte of a well-formed sequence is copied, an error unit becomes
 // EF BF BD (replace) or nothing (drop); strict copies the valid prefix. Same shape as the fused
 // decoder (tile_rank.cuh): per-thread output byte counts ranked by block scan + decoupled
-// look-back. A warp whose output is its input verbatim (no error in it: the common case) copies
-// its bytes into its staging area after the look-back; other warps stage their repaired bytes
-// there before it. No shared copy of the tile: 8 blocks per SM.
+// look-back. A warp whose output is its input verbatim (no error in it: the common case) stores
+// its bytes from registers where its output is 16-byte aligned (valid text in aligned buffers),
+// else through its staging area; other warps stage their repaired bytes there before the
+// look-back. No shared copy of the tile: 8 blocks per SM.
 #pragma once
 
+#include "prim/store_range.cuh"
 #include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
@@ -51,6 +53,11 @@ __global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
 
   const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;
   u8* dst = out + (w.first - s0);
+  if (verbatim && s0 == 0 && w.count == warp_bytes) {  // a whole warp to an aligned place: from registers
+    prim::detail::store16(dst + lane * lane_bytes, make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]));
+    prim::detail::store16(dst + lane * lane_bytes + 16, make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]));
+    return;
+  }
   if (verbatim) {  // the warp's bytes as they are, through its staging area
     auto* lane_st = reinterpret_cast<uint4*>(st + lane * lane_bytes);
     lane_st[0] = make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]);
