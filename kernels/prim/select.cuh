@@ -128,9 +128,11 @@ cudaError_t select_by_scan(void* d_temp, std::size_t& temp_bytes, const T* in, S
 }
 
 // ---- (b) fused single pass ----
-// K vectors of V items of a thread in registers. Items narrower than 4 bytes are held as the
+// K vectors of V items of a thread in registers. Integer items narrower than 4 bytes (not bool,
+// whose conversion from a shifted word would not take one byte) are held as the
 // vectors' 32-bit words, which words(k) gives a selector's select_bits.
-template <class T, int K, int V, bool Packed = (sizeof(T) < 4 && std::is_integral_v<T> && (sizeof(T) * V) % 4 == 0)>
+template <class T, int K, int V,
+          bool Packed = (sizeof(T) < 4 && std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) * V) % 4 == 0)>
 struct item_registers {
   T x[K][V];
   __device__ __forceinline__ void load(int k, const T* p) { load_vec<V>(p, x[k]); }
