@@ -73,10 +73,10 @@ __device__ __forceinline__ u32 stop_flagged(u32 count, bool has_error) {
   return count | (P == error_policy::strict && has_error ? stop32 : 0u);
 }
 
-// All threads; err and lf are own-byte masks; off: the tile's byte offset in the summary.
-__device__ __forceinline__ void add_lane_stats(tile_summary& ts, u32 err, u32 lf, u32 off = 0) {
+// All threads; err and lf are own-byte masks (offsets in the summary relative to the tile).
+__device__ __forceinline__ void add_lane_stats(tile_summary& ts, u32 err, u32 lf) {
   u32 e, f, l, ll;
-  thread_stats(err, lf, off + threadIdx.x * lane_bytes, e, f, l, ll);
+  thread_stats(err, lf, threadIdx.x * lane_bytes, e, f, l, ll);
   ts.add(e, f, l, ll);
 }
 
