@@ -77,7 +77,8 @@ inline std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-inline std::vector<column_data> bench_columns() {
+// only: a column's name, to make that one alone (empty: all).
+inline std::vector<column_data> bench_columns(const std::string& only = {}) {
   std::vector<column_data> out;
   if (const char* dir = std::getenv("GUTF8_COLUMNS_DIR")) {
     std::ifstream manifest(std::string(dir) + "/manifest.txt");
@@ -91,11 +92,14 @@ inline std::vector<column_data> bench_columns() {
   }
   const double scale = std::getenv("GUTF8_COLUMNS_SCALE") ? std::atof(std::getenv("GUTF8_COLUMNS_SCALE")) : 1.0;
   const auto rows = [&](double n) { return static_cast<std::int64_t>(n * scale); };
+  const auto add = [&](const std::string& name, std::int64_t n, std::size_t mean, double dirty, unsigned seed) {
+    if (only.empty() || only == name) out.push_back(make_column(name, n, mean, dirty, seed));
+  };
   for (const double dirty : {0.0, 0.01}) {
     const std::string tag = dirty == 0 ? "_clean" : "_dirty1pct";
-    out.push_back(make_column("short20" + tag, rows(10e6), 20, dirty, 1));
-    out.push_back(make_column("medium200" + tag, rows(10e6), 200, dirty, 2));
-    out.push_back(make_column("long100k" + tag, rows(10e3), 100 << 10, dirty, 3));
+    add("short20" + tag, rows(10e6), 20, dirty, 1);
+    add("medium200" + tag, rows(10e6), 200, dirty, 2);
+    add("long100k" + tag, rows(10e3), 100 << 10, dirty, 3);
   }
   return out;
 }

@@ -3,14 +3,17 @@
 // columns of bench/columns_data.hpp (10 M rows of ~20 B and ~200 B, 10 k rows of ~100 KiB; clean
 // and with 1% of rows carrying an error; GUTF8_COLUMNS_SCALE scales the row counts).
 // Times are wall-clock medians of --runs calls after one warm-up, each ending with the stream
-// synchronised (the column calls allocate their results and synchronise; the flat calls get
-// their temporary storage once, outside the timing). GB/s counts column data bytes.
+// synchronised (the column calls allocate their results and temporaries, from a memory pool that
+// keeps freed memory as RMM's does, or with --no-pool from the device's default pool, and
+// synchronise; the flat calls get their temporary storage and output once, outside the timing).
+// GB/s counts column data bytes.
 //
-//   bench_columns [--runs N] [--out FILE.md]
+//   bench_columns [--runs N] [--out FILE.md] [--no-pool] [--only COLUMN]   (COLUMN: a name in the table)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,23 +70,32 @@ struct device_column_data {
 int main(int argc, char** argv) {
   int runs = 7;
   std::string out_path;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool own_pool = true;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--runs") runs = std::stoi(argv[i + 1]);
-    if (a == "--out") out_path = argv[i + 1];
+    if (a == "--no-pool") own_pool = false;
+    if (a == "--only" && i + 1 < argc) only = argv[++i];
+    if (a == "--runs" && i + 1 < argc) runs = std::stoi(argv[++i]);
+    if (a == "--out" && i + 1 < argc) out_path = argv[++i];
   }
   try {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     cuda::stream stream;
+    std::optional<cuda::memory_pool> pool;
+    if (own_pool) pool.emplace();
+    const cudaMemPool_t results = own_pool ? pool->get() : nullptr;
     device::device_summary* d_summary = nullptr;
     check(cudaMalloc(&d_summary, sizeof *d_summary), "cudaMalloc");
     std::string report = std::string("GPU: ") + prop.name + ", median of " + std::to_string(runs) +
-                         " runs, GB/s of column data bytes (rows/s in M)\n\n"
+                         " runs, GB/s of column data bytes (rows/s in M); column results from " +
+                         (own_pool ? "a memory pool that keeps freed memory" : "the device's default pool") +
+                         "\n\n"
                          "| column | rows | MB | is_valid GB/s | Mrows/s | flat validate GB/s | is_valid / flat | "
                          "make_valid GB/s | Mrows/s | flat sanitize GB/s | make_valid / flat |\n"
                          "|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const bench::column_data& c : bench::bench_columns()) {
+    for (const bench::column_data& c : bench::bench_columns(only)) {
       const device_column_data d(c);
       const auto n = static_cast<std::uint64_t>(d.bytes);
       std::size_t temp_validate = 0, temp_sanitize = 0;
@@ -93,12 +105,12 @@ int main(int argc, char** argv) {
             "sanitize size");
       cuda::device_buffer<std::byte> temp(std::max(temp_validate, temp_sanitize));
       cuda::device_buffer<char8_t> sanitized(max_sanitized_size(n));
-      const double t_valid = median_seconds(runs, stream, [&] { (void)device::is_valid(d.array, d.schema, {}, stream); });
+      const double t_valid = median_seconds(runs, stream, [&] { (void)device::is_valid(d.array, d.schema, {}, stream, results); });
       const double t_flat = median_seconds(runs, stream, [&] {
         check(device::validate(temp.data(), temp_validate, d.data.data(), n, d_summary, true, stream), "validate");
       });
       const double t_make = median_seconds(
-          runs, stream, [&] { (void)device::make_valid(d.array, d.schema, error_policy::replace, {}, stream); });
+          runs, stream, [&] { (void)device::make_valid(d.array, d.schema, error_policy::replace, {}, stream, results); });
       const double t_sanitize = median_seconds(runs, stream, [&] {
         check(device::sanitize(temp.data(), temp_sanitize, d.data.data(), n, sanitized.data(), d_summary,
                                error_policy::replace, true, stream),

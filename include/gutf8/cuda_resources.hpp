@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -85,6 +86,87 @@ class pinned_buffer {
  private:
   std::unique_ptr<void, detail::host_free> ptr_;
   std::size_t size_ = 0;
+};
+
+// A memory pool on the current device that keeps what is freed to it for the next allocation
+// (release threshold: everything), as RMM's pool resource does: after the first allocations,
+// stream-ordered ones from it map no memory. Destroyed with its memory; allocations from it must
+// be freed first.
+class memory_pool {
+ public:
+  memory_pool() {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location = {cudaMemLocationTypeDevice, device};
+    check(cudaMemPoolCreate(&p_, &props), "cudaMemPoolCreate");
+    auto keep_all = ~std::uint64_t{0};
+    check(cudaMemPoolSetAttribute(p_, cudaMemPoolAttrReleaseThreshold, &keep_all), "cudaMemPoolSetAttribute");
+  }
+  ~memory_pool() {
+    if (p_ != nullptr) cudaMemPoolDestroy(p_);
+  }
+  memory_pool(memory_pool&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  memory_pool& operator=(memory_pool&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  memory_pool(const memory_pool&) = delete;
+  memory_pool& operator=(const memory_pool&) = delete;
+  [[nodiscard]] cudaMemPool_t get() const noexcept { return p_; }
+
+ private:
+  cudaMemPool_t p_ = nullptr;
+};
+
+// Whether the current device serves stream-ordered allocations (cudaMallocAsync).
+inline bool stream_ordered_memory() {
+  int device = 0, supported = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute");
+  return supported != 0;
+}
+
+// Stream-ordered device memory for n objects of T (uninitialised): taken from `pool` (null: the
+// device's current pool) in the order of `s` and given back in that order when this goes; plain
+// cudaMalloc / cudaFree where the device has no memory pools.
+template <class T>
+class stream_buffer {
+ public:
+  stream_buffer(std::size_t n, cudaStream_t s, cudaMemPool_t pool = nullptr)
+      : size_(n), stream_(s), ordered_(stream_ordered_memory()) {
+    if (n == 0) return;
+    void* p = nullptr;
+    const std::size_t bytes = n * sizeof(T);
+    if (!ordered_)
+      check(cudaMalloc(&p, bytes), "cudaMalloc");
+    else if (pool != nullptr)
+      check(cudaMallocFromPoolAsync(&p, bytes, pool, s), "cudaMallocFromPoolAsync");
+    else
+      check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync");
+    p_ = static_cast<T*>(p);
+  }
+  ~stream_buffer() {
+    if (p_ == nullptr) return;
+    if (ordered_)
+      cudaFreeAsync(p_, stream_);
+    else
+      cudaFree(p_);
+  }
+  stream_buffer(stream_buffer&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), size_(o.size_), stream_(o.stream_), ordered_(o.ordered_) {}
+  stream_buffer& operator=(stream_buffer&&) = delete;
+  stream_buffer(const stream_buffer&) = delete;
+  stream_buffer& operator=(const stream_buffer&) = delete;
+  [[nodiscard]] T* data() const noexcept { return p_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t size_;
+  cudaStream_t stream_;
+  bool ordered_;
 };
 
 class stream {

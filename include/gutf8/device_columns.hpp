@@ -6,11 +6,15 @@
 // Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
 // arrays that own their memory):
 //   * the work runs on `stream`, after the input's sync_event (when it has one);
-//   * results live in device memory (cudaMalloc on the current device, which must be the
-//     array's device_id) freed by their release callbacks; each result's sync_event points to a
-//     cudaEvent_t recorded on `stream` when the result is ready;
-//   * a call synchronises `stream` where it must learn a size on the host (segment and output
-//     byte totals, the invalid row count) or raise; temporaries are allocated and freed inside;
+//   * results and temporaries are stream-ordered allocations on `stream` from `pool` (null: the
+//     device's current pool; plain cudaMalloc where the device has no pools). Pass a pool that
+//     keeps freed memory (gutf8::cuda::memory_pool, RMM's, CuPy's) to repeat calls without
+//     mapping memory each time. The current device must be the array's device_id;
+//   * each result's sync_event points to a cudaEvent_t recorded on `stream` when the call ends;
+//     releasing a result frees its memory in stream order after that event (on the releasing
+//     thread's default stream): work of your own that reads a result must be done first;
+//   * a call synchronises `stream` where it must learn a size on the host (the offsets' ends,
+//     segment and output byte totals, the invalid row count) or raise;
 //   * bad input and CUDA failures throw gutf8::error before any result is handed out.
 #pragma once
 
@@ -21,14 +25,14 @@
 namespace gutf8::device {
 
 row_validity is_valid(const ArrowDeviceArray& array, const ArrowSchema& schema,
-                      const column_options& opt = {}, cudaStream_t stream = nullptr);
+                      const column_options& opt = {}, cudaStream_t stream = nullptr, cudaMemPool_t pool = nullptr);
 void validate(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt = {},
-              cudaStream_t stream = nullptr);
+              cudaStream_t stream = nullptr, cudaMemPool_t pool = nullptr);
 column make_valid(const ArrowDeviceArray& array, const ArrowSchema& schema, error_policy policy,
-                  const column_options& opt = {}, cudaStream_t stream = nullptr);
+                  const column_options& opt = {}, cudaStream_t stream = nullptr, cudaMemPool_t pool = nullptr);
 column cast_to_utf8(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
-                    const column_options& opt = {}, cudaStream_t stream = nullptr);
+                    const column_options& opt = {}, cudaStream_t stream = nullptr, cudaMemPool_t pool = nullptr);
 column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
-                        const column_options& opt = {}, cudaStream_t stream = nullptr);
+                        const column_options& opt = {}, cudaStream_t stream = nullptr, cudaMemPool_t pool = nullptr);
 
 }  // namespace gutf8::device

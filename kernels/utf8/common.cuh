@@ -94,15 +94,19 @@ __device__ __forceinline__ uint4 load16(const u8* in, u64 n, u64 p, bool vec) {
 }
 
 
-// One thread: asks L2 for bytes [pos + prefetch_ahead_bytes, + bytes) of the input when they lie
-// in it, without waiting (in, pos and bytes 16-byte aligned).
-__device__ __forceinline__ void prefetch_ahead(const u8* in, u64 n, u64 pos, u32 bytes) {
+// One thread: asks L2 for bytes [at, at + bytes) of the input when they lie in it (n bytes),
+// without waiting (in, at and bytes 16-byte aligned).
+__device__ __forceinline__ void prefetch_l2(const u8* in, u64 n, u64 at, u32 bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const u64 at = pos + prefetch_ahead_bytes;
   if (at + bytes <= n)
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(in + at)), "r"(bytes)
                  : "memory");
 #endif
+}
+
+// One thread: the input prefetch_ahead_bytes ahead of a tile at pos.
+__device__ __forceinline__ void prefetch_ahead(const u8* in, u64 n, u64 pos, u32 bytes) {
+  prefetch_l2(in, n, pos + prefetch_ahead_bytes, bytes);
 }
 
 // ----------------------------------------------------------- tile summaries ----

@@ -36,6 +36,8 @@ struct scan_outputs {
   Off* counts;           // per-row sums (preset to 0) or null
   u64* first_error;      // per-row absolute position of the first error (preset to ~0) or null
   u64* seg_out;          // per-segment sum over kept rows, or null
+  u8* seg_verbatim;      // Detail: per segment, 1 where its bytes are output as they are (whole
+                         // in the column, every byte covered, no nulls or row filter), or null
   row_sum sum;
 };
 
@@ -113,7 +115,7 @@ __device__ u32 scan_rows(const column_rows<Off>& r, const scan_outputs<Off>& o, 
 }
 
 template <class Off, bool Detail>
-__global__ void __launch_bounds__(column_block_threads)
+__global__ void __launch_bounds__(column_block_threads, column_scan_min_blocks)
     column_scan_kernel(column_rows<Off> r, scan_outputs<Off> o, u64 segs_per_warp) {
   __shared__ scan_shared shared[column_block_warps];
   const u32 lane = threadIdx.x & 31u;
@@ -123,7 +125,8 @@ __global__ void __launch_bounds__(column_block_threads)
                          o.counts == nullptr;
   u32 carry = 0;
   const auto no_drops = [](u64) { return false; };
-  walk_segments(r, segs_per_warp, sh.marks, no_drops,
+  const auto no_skips = [](u64, u64, u64&, const u32(&)[8]) { return false; };
+  walk_segments(r, segs_per_warp, sh.marks, no_drops, no_skips,
                 [&](u64 s, u64 S, u64 before, const u32(&x)[8], u32 nx, bool first) {
     const lane_units u = classify_segment<Detail>(r, S, x, nx, sh.marks, first, carry);
     const u64 first_row = before == 0 ? 0 : before - 1;
@@ -133,6 +136,9 @@ __global__ void __launch_bounds__(column_block_threads)
     const bool any_errors = __any_sync(warp_all, errs != 0);
     if (any_errors) sh.errors.publish(errs, 0u, 0u);
     const sum_masks sm = masks_of(o.sum, u);
+    const bool verbatim = Detail && plain_sum && !any_errors && S >= r.begin && S + segment_bytes <= r.end &&
+                          __all_sync(warp_all, u.cover == ~0u);
+    if (lane == 0 && o.seg_verbatim != nullptr) o.seg_verbatim[s] = verbatim ? 1 : 0;
     if (plain_sum && !any_errors) {  // every row of the segment is kept and summed
       const u32 mine =
           static_cast<u32>(__popc(sm.a & in_range)) + sm.weight * static_cast<u32>(__popc(sm.b & in_range));

@@ -17,6 +17,7 @@ template <class Off>
 struct write_outputs {
   const u32* kept_rows;  // null: every non-null row is kept; else only rows whose bit is set
   const u64* seg_at;     // where each segment's output starts
+  const u8* seg_verbatim;  // 1: the segment's bytes are output as they are (the scan's), or null
   u8* out;
   Off* out_offsets;      // length + 1
   bool replace;          // an error unit becomes U+FFFD; else it is dropped
@@ -28,8 +29,19 @@ struct write_shared {
   __align__(16) u8 stage[3 * segment_bytes + 32];
 };
 
+// One warp: its segment's bytes x (count of them, from the start) written at out + at, through
+// the warp's staging area so that the stores are 16-byte aligned whatever `at` is.
+__device__ __forceinline__ void write_segment_bytes(const u32 (&x)[8], u8* stage, u32 count, u8* out, u64 at) {
+  const u32 lane = threadIdx.x & 31u;
+  *reinterpret_cast<uint4*>(stage + lane * lane_bytes) = make_uint4(x[0], x[1], x[2], x[3]);
+  *reinterpret_cast<uint4*>(stage + lane * lane_bytes + 16) = make_uint4(x[4], x[5], x[6], x[7]);
+  __syncwarp();
+  const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) + at) & 15u);
+  write_staged_bytes(stage, s0, count, out + at - s0);
+}
+
 template <class Off>
-__global__ void __launch_bounds__(column_block_threads)
+__global__ void __launch_bounds__(column_block_threads, column_write_min_blocks)
     column_write_kernel(column_rows<Off> r, write_outputs<Off> o, u64 segs_per_warp) {
   __shared__ write_shared shared[column_block_warps];
   const u32 lane = threadIdx.x & 31u;
@@ -37,8 +49,18 @@ __global__ void __launch_bounds__(column_block_threads)
   const auto dropped = [&](u64 i) {
     return i >= r.length || r.is_null(i) || (o.kept_rows != nullptr && !bit_of(o.kept_rows, i));
   };
+  // A verbatim segment: its 1 KiB and the new offsets of its rows, without classifying it.
+  const auto verbatim = [&](u64 s, u64 S, u64& cursor, const u32(&x)[8]) {
+    if (o.seg_verbatim == nullptr || o.seg_verbatim[s] == 0) return false;
+    const u64 at = o.seg_at[s];
+    cursor = for_rows_starting_in(r, S, cursor, [&](u64 row, u64 p) {
+      o.out_offsets[row] = static_cast<Off>(at + (p - S));
+    });
+    write_segment_bytes(x, sh.stage, segment_bytes, o.out, at);
+    return true;
+  };
   u32 carry = 0;
-  walk_segments(r, segs_per_warp, sh.marks, dropped,
+  walk_segments(r, segs_per_warp, sh.marks, dropped, verbatim,
                 [&](u64 s, u64 S, u64 before, const u32(&x)[8], u32 nx, bool first) {
     const lane_units u = classify_segment<true>(r, S, x, nx, sh.marks, first, carry);
 
@@ -57,26 +79,17 @@ __global__ void __launch_bounds__(column_block_threads)
     const u64 at = o.seg_at[s];
 
     // New offsets of the rows that start here (the end's too).
-    for (u64 b = before;; b += 32) {
-      const u64 idx = b + lane;
-      const bool has = idx <= r.length;
-      const u64 p = has ? r.at(idx) : ~u64{0};
-      if (has && p >= S && p < S + segment_bytes)
-        o.out_offsets[idx] = static_cast<Off>(at + sh.out.below(static_cast<u32>(p - S), 3));
-      if (!__shfl_sync(warp_all, has && p < S + segment_bytes, 31)) break;
-    }
+    (void)for_rows_starting_in(r, S, before, [&](u64 row, u64 p) {
+      o.out_offsets[row] = static_cast<Off>(at + sh.out.below(static_cast<u32>(p - S), 3));
+    });
 
-    if (count != 0) {
-      u8* st = sh.stage;
-      if (__all_sync(warp_all, copy == ~0u)) {  // verbatim: the segment's 1 KiB as it is
-        *reinterpret_cast<uint4*>(st + lane * lane_bytes) = make_uint4(x[0], x[1], x[2], x[3]);
-        *reinterpret_cast<uint4*>(st + lane * lane_bytes + 16) = make_uint4(x[4], x[5], x[6], x[7]);
-      } else {
-        stage_repaired_bytes(x, copy, repl, st, sh.out.pre[lane]);
-      }
+    if (__all_sync(warp_all, copy == ~0u)) {  // the segment's 1 KiB as it is
+      write_segment_bytes(x, sh.stage, count, o.out, at);
+    } else if (count != 0) {
+      stage_repaired_bytes(x, copy, repl, sh.stage, sh.out.pre[lane]);
       __syncwarp();
       const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(o.out) + at) & 15u);
-      write_staged_bytes(st, s0, count, o.out + at - s0);
+      write_staged_bytes(sh.stage, s0, count, o.out + at - s0);
     }
   });
 }

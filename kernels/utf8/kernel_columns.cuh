@@ -13,12 +13,23 @@ namespace gutf8::kern::columns {
 
 __device__ __forceinline__ u64 thread_index() { return u64{blockIdx.x} * blockDim.x + threadIdx.x; }
 
+// What the offsets check finds: the first row whose offsets are bad (~0: none) and the first
+// and last offsets, read in the same pass so the host learns all three at once.
+struct offsets_check {
+  ull first_bad;
+  u64 begin, end;
+};
+
 template <class Off>
-__global__ void check_offsets_kernel(const Off* o, u64 n, long long data_bytes, ull* first_bad) {
+__global__ void check_offsets_kernel(const Off* o, u64 n, long long data_bytes, offsets_check* out) {
   const u64 i = thread_index();
   if (i >= n) return;
   const bool bad = (i == 0 && o[0] < 0) || o[i + 1] < o[i] || (data_bytes >= 0 && static_cast<long long>(o[i + 1]) > data_bytes);
-  if (bad) atomicMin(first_bad, static_cast<ull>(i));
+  if (bad) atomicMin(&out->first_bad, static_cast<ull>(i));
+  if (i == 0) {
+    out->begin = static_cast<u64>(o[0]);
+    out->end = static_cast<u64>(o[n]);
+  }
 }
 
 // out bit i = validity bit (bit0 + i) (1 without validity), and with `with` bit i (or its

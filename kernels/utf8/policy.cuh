@@ -34,6 +34,12 @@ inline constexpr int decode_fused_min_blocks = 6;  // 40 registers, no spill; 35
 inline constexpr int encode_fused_min_blocks = 6;  // 40 registers with encode_elems = 24
 inline constexpr int validate_min_blocks = 3;      // three segments' loads in flight a warp
 inline constexpr int sanitize_min_blocks = 8;      // its wait for the look-back needs resident warps
+// The string-column walks (warp_column_rows.cuh): the blocks per SM they are compiled for (60
+// registers; 6 spills and is slower), and the waves of resident blocks their segments are
+// spread over (more, shorter runs even out the warps' finishing times).
+inline constexpr int column_scan_min_blocks = 4;
+inline constexpr int column_write_min_blocks = 4;
+inline constexpr unsigned column_waves = 4;
 
 // The fused decoder's balanced path (kernel_decode_fused.cuh): a warp takes it when some lane
 // has more than balance_above units to decode one by one (the staging loop runs as long as its

@@ -240,22 +240,30 @@ __device__ segment_run warp_run(const column_rows<Off>& r, u64 segs_per_warp) {
 
 // All lanes: body(s, S, before, x, nx, first) for each segment s of the warp's run (S its first
 // byte, before the row cursor ahead of it, x / nx its bytes as load_segment gives them, first
-// whether it begins the run), with the next segment's bytes in flight and its row starts in m.
-template <class Off, class Dropped, class Body>
+// whether its link into lane 0 must be computed from the bytes before it), with the next
+// segment's bytes in flight and its row starts in m. A segment that skip(s, S, cursor, x) takes
+// (returning true, the cursor moved on past it) gets no row starts and no body.
+template <class Off, class Dropped, class Skip, class Body>
 __device__ __forceinline__ void walk_segments(const column_rows<Off>& r, u64 segs_per_warp, segment_marks& m,
-                                              Dropped dropped, Body body) {
+                                              Dropped dropped, Skip skip, Body body) {
   const segment_run run = warp_run(r, segs_per_warp);
   if (run.first == run.end) return;
   u64 cursor = run.cursor;
   u32 x[8], nx = 0;
   load_segment(r, r.base + run.first * segment_bytes, x, nx);
+  bool first = true;
   for (u64 s = run.first; s < run.end; ++s) {
     const u64 S = r.base + s * segment_bytes;
     u32 y[8], ny = 0;
     if (s + 1 < run.end) load_segment(r, S + segment_bytes, y, ny);
-    const u64 before = cursor;
-    mark_row_starts(r, S, cursor, m, dropped);
-    body(s, S, before, x, nx, s == run.first);
+    if (skip(s, S, cursor, x)) {
+      first = true;  // the next segment's link is not carried over
+    } else {
+      const u64 before = cursor;
+      mark_row_starts(r, S, cursor, m, dropped);
+      body(s, S, before, x, nx, first);
+      first = false;
+    }
     __syncwarp();  // shared state is read before the next segment overwrites it
 #pragma unroll
     for (int k = 0; k < 8; ++k) x[k] = y[k];
@@ -263,13 +271,30 @@ __device__ __forceinline__ void walk_segments(const column_rows<Off>& r, u64 seg
   }
 }
 
-// Launch shape: a warp per run of segs_per_warp segments.
+// All lanes: the rows from `cursor` that start in the segment at S, as f(row, start) for each
+// (the end, row length, too); returns the cursor past the segment, as mark_row_starts moves it.
+template <class Off, class F>
+__device__ __forceinline__ u64 for_rows_starting_in(const column_rows<Off>& r, u64 S, u64 cursor, F f) {
+  const u32 lane = threadIdx.x & 31u;
+  u64 next = cursor;
+  for (u64 b = cursor;; b += 32) {
+    const u64 idx = b + lane;
+    const bool has = idx <= r.length;
+    const u64 p = has ? r.at(idx) : ~u64{0};
+    if (has && p >= S && p < S + segment_bytes) f(idx, p);
+    next += static_cast<u32>(__popc(__ballot_sync(warp_all, has && p + 4 < S + segment_bytes)));
+    if (!__shfl_sync(warp_all, has && p < S + segment_bytes, 31)) break;
+  }
+  return next;
+}
+
+// Launch shape: a warp per run of segs_per_warp segments, over `blocks` blocks (or fewer).
 struct column_grid {
   u64 segs_per_warp;
   unsigned blocks;
 };
-inline column_grid grid_for_segments(u64 segments, unsigned sm_count) {
-  const u64 target_warps = u64{sm_count == 0 ? 1u : sm_count} * 32;  // 4 blocks of 8 warps an SM
+inline column_grid grid_for_segments(u64 segments, u64 blocks) {
+  const u64 target_warps = (blocks == 0 ? 1u : blocks) * column_block_warps;
   const u64 per = (segments + target_warps - 1) / target_warps;
   const u64 spw = per == 0 ? 1 : per;
   const u64 warps = (segments + spw - 1) / spw;

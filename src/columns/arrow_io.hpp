@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -48,8 +49,9 @@ view_array describe_view(const ArrowArray& array, const ArrowSchema& schema);
 
 [[noreturn]] void raise_invalid(const row_error& e);
 
-// An owned buffer of an Arrow result (host memory, or device memory with a CUDA deleter).
-using buffer = std::unique_ptr<void, void (*)(void*)>;
+// An owned buffer of an Arrow result: host memory, or device memory whose deleter holds what its
+// stream-ordered free must wait for.
+using buffer = std::unique_ptr<void, std::function<void(void*)>>;
 buffer host_buffer(std::size_t bytes);  // 64-byte aligned, as Arrow recommends
 inline buffer no_buffer() { return buffer(nullptr, [](void*) {}); }
 

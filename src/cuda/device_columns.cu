@@ -2,8 +2,10 @@
 // of the bytes (kernels/utf8/kernel_column_scan.cuh) and, for a repair with errors, the scan of the
 // segments' output sizes (gutf8/prim) and one write walk (kernel_column_write.cuh); a clean column's
 // repair is a copy of its bytes and its offsets rebased to 0.
+#include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,6 @@ using internal::columns::buffer;
 using internal::columns::no_buffer;
 using internal::columns::string_array;
 using cuda::check;
-using cuda::device_buffer;
 
 unsigned grid_for(u64 threads) {
   return static_cast<unsigned>(std::max<u64>(1, (threads + column_block_threads - 1) / column_block_threads));
@@ -39,31 +40,76 @@ void launch(const char* name, Kernel kernel, u64 threads, cudaStream_t stream, A
   cuda::check_launch(name);
 }
 
-// Result memory, freed by the release callback of the array that holds it.
-buffer device_result(std::size_t bytes) {
-  void* p = nullptr;
-  check(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)), "cudaMalloc (column result)");
-  return buffer(p, [](void* q) { cudaFree(q); });
-}
+// The device memory of one call: results and temporaries from one pool, in the order of the
+// call's stream. A result goes back to the pool (on the releasing thread's default stream) only
+// after `done`, recorded on the call's stream when the call ends, however it ends.
+class call_memory {
+ public:
+  call_memory(cudaStream_t stream, cudaMemPool_t pool)
+      : stream_(stream), pool_(pool), ordered_(cuda::stream_ordered_memory()), done_(new_event()) {}
+  ~call_memory() { cudaEventRecord(*done_, stream_); }
+  call_memory(const call_memory&) = delete;
+  call_memory& operator=(const call_memory&) = delete;
 
-// The Device Data Interface's sync_event: a cudaEvent_t*, recorded when the result is ready.
-buffer ready_event(cudaStream_t stream) {
-  auto event = std::make_unique<cudaEvent_t>();
-  check(cudaEventCreateWithFlags(event.get(), cudaEventDisableTiming), "cudaEventCreate");
-  buffer owned(event.release(), [](void* e) {
-    std::unique_ptr<cudaEvent_t> held(static_cast<cudaEvent_t*>(e));
-    cudaEventDestroy(*held);
-  });
-  check(cudaEventRecord(*static_cast<cudaEvent_t*>(owned.get()), stream), "cudaEventRecord");
-  return owned;
-}
+  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
 
-void exclusive_sum_in_place(u64* d, u64 n, cudaStream_t stream) {
+  template <class T>
+  [[nodiscard]] cuda::stream_buffer<T> temp(std::size_t n) const {
+    return cuda::stream_buffer<T>(n, stream_, pool_);
+  }
+
+  // Memory that a result array owns and frees on release.
+  [[nodiscard]] buffer result(std::size_t bytes) const {
+    void* p = nullptr;
+    bytes = std::max<std::size_t>(bytes, 1);
+    if (!ordered_) {
+      check(cudaMalloc(&p, bytes), "cudaMalloc (column result)");
+      return buffer(p, [](void* q) { cudaFree(q); });
+    }
+    if (pool_ != nullptr)
+      check(cudaMallocFromPoolAsync(&p, bytes, pool_, stream_), "cudaMallocFromPoolAsync (column result)");
+    else
+      check(cudaMallocAsync(&p, bytes, stream_), "cudaMallocAsync (column result)");
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    return buffer(p, [done = done_, device](void* q) {
+      int current = device;
+      cudaGetDevice(&current);
+      if (current != device) cudaSetDevice(device);
+      cudaStreamWaitEvent(cudaStreamPerThread, *done, 0);
+      cudaFreeAsync(q, cudaStreamPerThread);
+      if (current != device) cudaSetDevice(current);
+    });
+  }
+
+  // The Device Data Interface's sync_event of a result: a cudaEvent_t*, the call's `done`.
+  [[nodiscard]] buffer sync_event() const {
+    auto held = std::make_unique<std::shared_ptr<cudaEvent_t>>(done_);
+    cudaEvent_t* event = held->get();
+    return buffer(event, [owner = std::shared_ptr<std::shared_ptr<cudaEvent_t>>(std::move(held))](void*) {});
+  }
+
+ private:
+  static std::shared_ptr<cudaEvent_t> new_event() {
+    auto event = std::make_unique<cudaEvent_t>();
+    check(cudaEventCreateWithFlags(event.get(), cudaEventDisableTiming), "cudaEventCreate");
+    return std::shared_ptr<cudaEvent_t>(event.release(), [](cudaEvent_t* e) {
+      cudaEventDestroy(*e);
+      std::default_delete<cudaEvent_t>()(e);
+    });
+  }
+
+  cudaStream_t stream_;
+  cudaMemPool_t pool_;
+  bool ordered_;
+  std::shared_ptr<cudaEvent_t> done_;
+};
+
+void exclusive_sum_in_place(const call_memory& mem, u64* d, u64 n) {
   std::size_t temp_bytes = 0;
-  check(prim::exclusive_sum(nullptr, temp_bytes, d, d, n, stream), "prim::exclusive_sum (size)");
-  device_buffer<std::byte> temp(temp_bytes);
-  check(prim::exclusive_sum(temp.data(), temp_bytes, d, d, n, stream), "prim::exclusive_sum");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");  // temp is freed on return
+  check(prim::exclusive_sum(nullptr, temp_bytes, d, d, n, mem.stream()), "prim::exclusive_sum (size)");
+  const auto temp = mem.temp<std::byte>(temp_bytes);
+  check(prim::exclusive_sum(temp.data(), temp_bytes, d, d, n, mem.stream()), "prim::exclusive_sum");
 }
 
 template <class T>
@@ -72,6 +118,11 @@ T download_one(const T* d, cudaStream_t stream) {
   check(cudaMemcpyAsync(&v, d, sizeof(T), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync D2H");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   return v;
+}
+
+template <class T>
+void upload_one(T* d, const T& v, cudaStream_t stream) {
+  check(cudaMemcpyAsync(d, &v, sizeof(T), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
 }
 
 string_array describe_device(const ArrowDeviceArray& a, const ArrowSchema& schema, cudaStream_t stream) {
@@ -89,24 +140,24 @@ string_array describe_device(const ArrowDeviceArray& a, const ArrowSchema& schem
   return s;
 }
 
+// The rows, their offsets checked and their first and last read back (one synchronisation).
 template <class Off>
-column_rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes, cudaStream_t stream) {
+column_rows<Off> checked_rows(const call_memory& mem, const string_array& s, std::int64_t data_bytes) {
   const auto* offsets = static_cast<const Off*>(s.offsets) + s.offset;
   column_rows<Off> r{s.data, offsets, s.validity, static_cast<u64>(s.offset), static_cast<u64>(s.length), 0, 0, 0, false};
   if (s.length == 0) return r;
-  device_buffer<ull> bad(1);
-  const ull none = ~0ull;
-  check(cudaMemcpyAsync(bad.data(), &none, sizeof none, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
-  launch("check_offsets_kernel", check_offsets_kernel<Off>, r.length, stream, offsets, r.length,
-         static_cast<long long>(data_bytes), bad.data());
-  const ull row = download_one(bad.data(), stream);
-  if (row != none) {
+  const auto found = mem.temp<offsets_check>(1);
+  upload_one(found.data(), offsets_check{~0ull, 0, 0}, mem.stream());
+  launch("check_offsets_kernel", check_offsets_kernel<Off>, r.length, mem.stream(), offsets, r.length,
+         static_cast<long long>(data_bytes), found.data());
+  const offsets_check c = download_one(found.data(), mem.stream());
+  if (c.first_bad != ~0ull) {
     Off pair[2]{};
-    check(cudaMemcpy(pair, offsets + row, sizeof pair, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-    internal::columns::bad_offsets(static_cast<std::int64_t>(row), pair[0], pair[1], data_bytes);
+    check(cudaMemcpy(pair, offsets + c.first_bad, sizeof pair, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    internal::columns::bad_offsets(static_cast<std::int64_t>(c.first_bad), pair[0], pair[1], data_bytes);
   }
-  r.begin = static_cast<u64>(download_one(offsets, stream));
-  r.end = static_cast<u64>(download_one(offsets + s.length, stream));
+  r.begin = c.begin;
+  r.end = c.end;
   if (s.data == nullptr && r.end != r.begin)
     throw error(errc::invalid_argument, "gutf8 device columns: the data buffer is missing");
   r.base = r.begin & ~u64{15};
@@ -119,6 +170,15 @@ unsigned sm_count() {
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   return static_cast<unsigned>(sms);
+}
+
+// A column walk's grid: column_waves waves of as many blocks as the kernel's occupancy lets every SM hold.
+template <class Kernel>
+column_grid walk_grid(Kernel kernel, u64 segments) {
+  int blocks_per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, column_block_threads, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return grid_for_segments(segments, u64{sm_count()} * static_cast<u64>(std::max(blocks_per_sm, 1)) * kern::column_waves);
 }
 
 // What a column walk learnt: per-row validity bits (a result buffer) and the totals.
@@ -137,58 +197,61 @@ u64 bit_words(u64 rows) { return (rows + 31) / 32; }
 
 // One analysis pass (column_scan_kernel); synchronises to read the totals.
 template <class Off>
-analysis scan(const column_rows<Off>& r, row_sum sum, Off* counts, u64* first_error, u64* seg_out,
-              const u32* kept_rows, bool want_bits, cudaStream_t stream) {
+analysis scan(const call_memory& mem, const column_rows<Off>& r, row_sum sum, Off* counts, u64* first_error,
+              u64* seg_out, const u32* kept_rows, bool want_bits, u8* seg_verbatim = nullptr) {
+  const cudaStream_t stream = mem.stream();
   analysis a;
-  device_buffer<column_totals> totals(1);
-  const column_totals start{0, ~0ull, 0};
-  check(cudaMemcpyAsync(totals.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
+  const auto totals = mem.temp<column_totals>(1);
+  upload_one(totals.data(), column_totals{0, ~0ull, 0}, stream);
   if (want_bits) {
-    a.valid_bits = device_result(bit_words(r.length) * 4);
+    a.valid_bits = mem.result(bit_words(r.length) * 4);
     fill(static_cast<u32*>(a.valid_bits.get()), 0xFF, bit_words(r.length), stream);
   }
   fill(counts, 0, r.length, stream);
   fill(first_error, 0xFF, r.length, stream);
   const scan_outputs<Off> o{static_cast<u32*>(a.valid_bits.get()), kept_rows, totals.data(), counts, first_error, seg_out,
-                            sum};
+                            seg_verbatim, sum};
   if (r.length == 0) return a;  // no offsets to read
-  const column_grid g = grid_for_segments(r.segments(), sm_count());
+  const auto run = [&](auto kernel) {
+    const column_grid g = walk_grid(kernel, r.segments());
+    kernel<<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
+    cuda::check_launch("column_scan_kernel");
+  };
   if (needs_cover(sum))
-    column_scan_kernel<Off, true><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
+    run(column_scan_kernel<Off, true>);
   else
-    column_scan_kernel<Off, false><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
-  cuda::check_launch("column_scan_kernel");
+    run(column_scan_kernel<Off, false>);
   a.totals = download_one(totals.data(), stream);
   return a;
 }
 
 template <class Off>
-row_error first_error_of(const column_rows<Off>& r, const column_totals& t, cudaStream_t stream) {
-  device_buffer<located_error> at(1);
-  locate_first_error_kernel<Off><<<1, 1, 0, stream>>>(r, t.first_error, at.data());
+row_error first_error_of(const call_memory& mem, const column_rows<Off>& r, const column_totals& t) {
+  const auto at = mem.temp<located_error>(1);
+  locate_first_error_kernel<Off><<<1, 1, 0, mem.stream()>>>(r, t.first_error, at.data());
   cuda::check_launch("locate_first_error_kernel");
-  const located_error e = download_one(at.data(), stream);
+  const located_error e = download_one(at.data(), mem.stream());
   return row_error{static_cast<std::int64_t>(e.row), e.offset, static_cast<error_kind>(e.kind)};
 }
 
 // A result bitmap: the input's validity (shifted to bit 0) and `with` (or its complement); no
 // buffer when every bit is set. Synchronises for the count of clear bits.
 template <class Off>
-std::pair<buffer, std::int64_t> result_bits(const column_rows<Off>& r, const void* with, bool not_with,
-                                            cudaStream_t stream) {
+std::pair<buffer, std::int64_t> result_bits(const call_memory& mem, const column_rows<Off>& r, const void* with,
+                                            bool not_with) {
   if (r.validity == nullptr && with == nullptr) return {no_buffer(), 0};
-  buffer bits = device_result(bit_words(r.length) * 4);
-  device_buffer<ull> clear(1);
-  check(cudaMemsetAsync(clear.data(), 0, sizeof(ull), stream), "cudaMemsetAsync");
-  launch("combine_bits_kernel", combine_bits_kernel, bit_words(r.length), stream, r.validity, r.bit0,
+  buffer bits = mem.result(bit_words(r.length) * 4);
+  const auto clear = mem.temp<ull>(1);
+  fill(clear.data(), 0, 1, mem.stream());
+  launch("combine_bits_kernel", combine_bits_kernel, bit_words(r.length), mem.stream(), r.validity, r.bit0,
          static_cast<const u32*>(with), not_with, r.length, static_cast<u32*>(bits.get()), clear.data());
-  const auto zeros = static_cast<std::int64_t>(download_one(clear.data(), stream));
+  const auto zeros = static_cast<std::int64_t>(download_one(clear.data(), mem.stream()));
   if (zeros == 0) bits = no_buffer();
   return {std::move(bits), zeros};
 }
 
-column device_column(const char* format, u64 rows, std::pair<buffer, std::int64_t> valid, std::vector<buffer> rest,
-                     cudaStream_t stream) {
+column device_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> valid,
+                     std::vector<buffer> rest) {
   array_parts p;
   p.format = format;
   p.length = static_cast<std::int64_t>(rows);
@@ -199,7 +262,7 @@ column device_column(const char* format, u64 rows, std::pair<buffer, std::int64_
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   p.device_id = device;
-  p.sync_event = ready_event(stream);
+  p.sync_event = mem.sync_event();
   return internal::columns::make_column(std::move(p));
 }
 
@@ -211,126 +274,138 @@ std::vector<buffer> buffers_of(B&&... b) {
 }
 
 template <class Off>
-row_validity is_valid_rows(const column_rows<Off>& r, const column_options& opt, cudaStream_t stream) {
-  device_buffer<u64> first(opt.first_errors ? r.length : 0);
-  analysis a = scan<Off>(r, row_sum::none, nullptr, opt.first_errors ? first.data() : nullptr, nullptr, nullptr, true,
-                         stream);
+row_validity is_valid_rows(const call_memory& mem, const column_rows<Off>& r, const column_options& opt) {
+  const auto first = mem.temp<u64>(opt.first_errors ? r.length : 0);
+  analysis a = scan<Off>(mem, r, row_sum::none, nullptr, first.data(), nullptr, nullptr, true);
   row_validity out;
   out.invalid_rows = static_cast<std::int64_t>(a.totals.invalid_rows);
-  if (a.totals.invalid_rows != 0) out.first = first_error_of(r, a.totals, stream);
+  if (a.totals.invalid_rows != 0) out.first = first_error_of(mem, r, a.totals);
   if (opt.first_errors) {
-    buffer offsets = device_result(r.length * sizeof(long long));
-    buffer kinds = device_result(r.length);
-    launch("first_errors_kernel", first_errors_kernel<Off>, r.length, stream, r,
+    buffer offsets = mem.result(r.length * sizeof(long long));
+    buffer kinds = mem.result(r.length);
+    launch("first_errors_kernel", first_errors_kernel<Off>, r.length, mem.stream(), r,
            static_cast<const u32*>(a.valid_bits.get()), static_cast<const u64*>(first.data()),
            static_cast<long long*>(offsets.get()), static_cast<u8*>(kinds.get()));
-    out.error_offsets = device_column("l", r.length, result_bits(r, a.valid_bits.get(), true, stream),
-                                      buffers_of(std::move(offsets)), stream);
-    out.error_kinds = device_column("C", r.length, result_bits(r, a.valid_bits.get(), true, stream),
-                                    buffers_of(std::move(kinds)), stream);
+    out.error_offsets = device_column(mem, "l", r.length, result_bits(mem, r, a.valid_bits.get(), true),
+                                      buffers_of(std::move(offsets)));
+    out.error_kinds = device_column(mem, "C", r.length, result_bits(mem, r, a.valid_bits.get(), true),
+                                    buffers_of(std::move(kinds)));
   }
-  auto validity = result_bits(r, nullptr, false, stream);
-  out.valid = device_column("b", r.length, std::move(validity), buffers_of(std::move(a.valid_bits)), stream);
+  auto validity = result_bits(mem, r, nullptr, false);
+  out.valid = device_column(mem, "b", r.length, std::move(validity), buffers_of(std::move(a.valid_bits)));
   return out;
 }
 
 template <class Off>
-column count_rows(const column_rows<Off>& r, on_invalid policy, cudaStream_t stream) {
-  buffer counts = device_result(r.length * sizeof(Off));
-  analysis a = scan<Off>(r, policy == on_invalid::drop ? row_sum::wf_units : row_sum::units,
-                         static_cast<Off*>(counts.get()), nullptr, nullptr, nullptr, true, stream);
+column count_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid policy) {
+  buffer counts = mem.result(r.length * sizeof(Off));
+  analysis a = scan<Off>(mem, r, policy == on_invalid::drop ? row_sum::wf_units : row_sum::units,
+                         static_cast<Off*>(counts.get()), nullptr, nullptr, nullptr, true);
   if (policy == on_invalid::raise && a.totals.invalid_rows != 0)
-    internal::columns::raise_invalid(first_error_of(r, a.totals, stream));
+    internal::columns::raise_invalid(first_error_of(mem, r, a.totals));
   const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
-  return device_column(sizeof(Off) == 8 ? "l" : "i", r.length,
-                       result_bits(r, null_invalid ? a.valid_bits.get() : nullptr, false, stream),
-                       buffers_of(std::move(counts)), stream);
+  return device_column(mem, sizeof(Off) == 8 ? "l" : "i", r.length,
+                       result_bits(mem, r, null_invalid ? a.valid_bits.get() : nullptr, false),
+                       buffers_of(std::move(counts)));
+}
+
+// A column without errors or bytes under null rows: its bytes as they are, offsets rebased to 0.
+template <class Off>
+std::vector<buffer> copied_rows(const call_memory& mem, const column_rows<Off>& r) {
+  buffer offsets = mem.result((r.length + 1) * sizeof(Off));
+  const u64 total = r.end - r.begin;
+  buffer data = mem.result(total);
+  if (total != 0)
+    check(cudaMemcpyAsync(data.get(), r.data + r.begin, total, cudaMemcpyDeviceToDevice, mem.stream()),
+          "cudaMemcpyAsync");
+  if (r.length == 0)
+    fill(static_cast<Off*>(offsets.get()), 0, 1, mem.stream());
+  else
+    launch("rebase_offsets_kernel", rebase_offsets_kernel<Off>, r.length + 1, mem.stream(), r.offsets, r.length + 1,
+           static_cast<Off*>(offsets.get()));
+  return buffers_of(std::move(offsets), std::move(data));
 }
 
 template <class Off>
-column repair_rows(const column_rows<Off>& r, on_invalid policy, cudaStream_t stream) {
+column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid policy) {
+  const char* format = sizeof(Off) == 8 ? "U" : "u";
   const u64 segments = r.segments();
-  device_buffer<u64> seg_at(segments + 1);
+  const auto seg_at = mem.temp<u64>(segments + 1);
+  const auto seg_verbatim = mem.temp<u8>(segments);
   const bool replace = policy == on_invalid::replace;
   // raise and null keep valid rows only, whose repair under drop is the row itself.
-  analysis a = scan<Off>(r, replace ? row_sum::repaired_replace : row_sum::repaired_drop, nullptr, nullptr,
-                         seg_at.data(), nullptr, true, stream);
+  analysis a = scan<Off>(mem, r, replace ? row_sum::repaired_replace : row_sum::repaired_drop, nullptr, nullptr,
+                         seg_at.data(), nullptr, true, seg_verbatim.data());
   if (policy == on_invalid::raise && a.totals.invalid_rows != 0)
-    internal::columns::raise_invalid(first_error_of(r, a.totals, stream));
+    internal::columns::raise_invalid(first_error_of(mem, r, a.totals));
   const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
-  auto validity = result_bits(r, null_invalid ? a.valid_bits.get() : nullptr, false, stream);
-  buffer offsets = device_result((r.length + 1) * sizeof(Off));
-  if (a.totals.invalid_rows == 0 && a.totals.null_bytes == 0) {  // the bytes as they are
-    const u64 total = r.end - r.begin;
-    buffer data = device_result(total);
-    if (total != 0)
-      check(cudaMemcpyAsync(data.get(), r.data + r.begin, total, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
-    if (r.length == 0)
-      fill(static_cast<Off*>(offsets.get()), 0, 1, stream);
-    else
-      launch("rebase_offsets_kernel", rebase_offsets_kernel<Off>, r.length + 1, stream, r.offsets, r.length + 1,
-             static_cast<Off*>(offsets.get()));
-    return device_column(sizeof(Off) == 8 ? "U" : "u", r.length, std::move(validity),
-                         buffers_of(std::move(offsets), std::move(data)), stream);
-  }
+  auto validity = result_bits(mem, r, null_invalid ? a.valid_bits.get() : nullptr, false);
+  if (a.totals.invalid_rows == 0 && a.totals.null_bytes == 0)
+    return device_column(mem, format, r.length, std::move(validity), copied_rows(mem, r));
   if (null_invalid)  // the sizes of the valid rows only
-    a.totals = scan<Off>(r, row_sum::row_bytes, nullptr, nullptr, seg_at.data(),
-                         static_cast<const u32*>(a.valid_bits.get()), false, stream).totals;
-  fill(seg_at.data() + segments, 0, 1, stream);
-  exclusive_sum_in_place(seg_at.data(), segments + 1, stream);
-  const u64 total = download_one(seg_at.data() + segments, stream);
+    a.totals = scan<Off>(mem, r, row_sum::row_bytes, nullptr, nullptr, seg_at.data(),
+                         static_cast<const u32*>(a.valid_bits.get()), false).totals;
+  fill(seg_at.data() + segments, 0, 1, mem.stream());
+  exclusive_sum_in_place(mem, seg_at.data(), segments + 1);
+  const u64 total = download_one(seg_at.data() + segments, mem.stream());
   if (total > static_cast<u64>(std::numeric_limits<Off>::max()))
     throw error(errc::output_too_small, "gutf8 device columns: the repaired column holds " + std::to_string(total) +
                                             " bytes, more than int32 offsets address (use large_utf8)");
-  buffer data = device_result(total);
+  buffer offsets = mem.result((r.length + 1) * sizeof(Off));
+  buffer data = mem.result(total);
+  // Under null, the scan's verbatim segments may hold bytes of rows that are now dropped.
   const write_outputs<Off> o{null_invalid ? static_cast<const u32*>(a.valid_bits.get()) : nullptr, seg_at.data(),
-                             static_cast<u8*>(data.get()), static_cast<Off*>(offsets.get()), replace};
-  const column_grid g = grid_for_segments(segments, sm_count());
-  column_write_kernel<Off><<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
+                             null_invalid ? nullptr : seg_verbatim.data(), static_cast<u8*>(data.get()),
+                             static_cast<Off*>(offsets.get()), replace};
+  const column_grid g = walk_grid(column_write_kernel<Off>, segments);
+  column_write_kernel<Off><<<g.blocks, column_block_threads, 0, mem.stream()>>>(r, o, g.segs_per_warp);
   cuda::check_launch("column_write_kernel");
-  return device_column(sizeof(Off) == 8 ? "U" : "u", r.length, std::move(validity),
-                       buffers_of(std::move(offsets), std::move(data)), stream);
+  return device_column(mem, format, r.length, std::move(validity), buffers_of(std::move(offsets), std::move(data)));
 }
 
 template <class F>
 auto with_rows(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt,
-               cudaStream_t stream, const F& f) {
+               cudaStream_t stream, cudaMemPool_t pool, const F& f) {
   const string_array s = describe_device(array, schema, stream);
-  if (s.large) return f(checked_rows<std::int64_t>(s, opt.data_bytes, stream));
-  return f(checked_rows<std::int32_t>(s, opt.data_bytes, stream));
+  const call_memory mem(stream, pool);
+  if (s.large) return f(mem, checked_rows<std::int64_t>(mem, s, opt.data_bytes));
+  return f(mem, checked_rows<std::int32_t>(mem, s, opt.data_bytes));
 }
 
 }  // namespace
 
 row_validity is_valid(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt,
-                      cudaStream_t stream) {
-  return with_rows(array, schema, opt, stream, [&](const auto& r) { return is_valid_rows(r, opt, stream); });
+                      cudaStream_t stream, cudaMemPool_t pool) {
+  return with_rows(array, schema, opt, stream, pool,
+                   [&](const call_memory& mem, const auto& r) { return is_valid_rows(mem, r, opt); });
 }
 
 void validate(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt,
-              cudaStream_t stream) {
+              cudaStream_t stream, cudaMemPool_t pool) {
   column_options no_details = opt;
   no_details.first_errors = false;
-  const row_validity v = is_valid(array, schema, no_details, stream);
+  const row_validity v = is_valid(array, schema, no_details, stream, pool);
   if (v.first) internal::columns::raise_invalid(*v.first);
 }
 
 column make_valid(const ArrowDeviceArray& array, const ArrowSchema& schema, error_policy policy,
-                  const column_options& opt, cudaStream_t stream) {
+                  const column_options& opt, cudaStream_t stream, cudaMemPool_t pool) {
   if (policy == error_policy::strict)
     throw error(errc::invalid_argument, "gutf8 columns: make_valid repairs (replace or drop), it cannot be strict");
   return cast_to_utf8(array, schema, policy == error_policy::replace ? on_invalid::replace : on_invalid::drop, opt,
-                      stream);
+                      stream, pool);
 }
 
 column cast_to_utf8(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
-                    const column_options& opt, cudaStream_t stream) {
-  return with_rows(array, schema, opt, stream, [&](const auto& r) { return repair_rows(r, policy, stream); });
+                    const column_options& opt, cudaStream_t stream, cudaMemPool_t pool) {
+  return with_rows(array, schema, opt, stream, pool,
+                   [&](const call_memory& mem, const auto& r) { return repair_rows(mem, r, policy); });
 }
 
 column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schema, on_invalid policy,
-                         const column_options& opt, cudaStream_t stream) {
-  return with_rows(array, schema, opt, stream, [&](const auto& r) { return count_rows(r, policy, stream); });
+                         const column_options& opt, cudaStream_t stream, cudaMemPool_t pool) {
+  return with_rows(array, schema, opt, stream, pool,
+                   [&](const call_memory& mem, const auto& r) { return count_rows(mem, r, policy); });
 }
 
 }  // namespace gutf8::device

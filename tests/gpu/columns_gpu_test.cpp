@@ -248,6 +248,33 @@ TEST(GpuColumns, SanitizerSized) {
   expect_same_as_cpu(rows, arrow_layout{true, false, 0, 5, "\xC3"}, 1);
 }
 
+// Results from a caller's pool, repeated so that freed memory comes back, each made on a stream
+// that is gone before the result is read or released (the release waits for the call's work).
+TEST(GpuColumns, ResultsFromAPoolOutliveTheirStream) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(37);
+  std::vector<row> rows;
+  for (int i = 0; i < 20'011; ++i) rows.push_back(i % 13 == 0 ? std::nullopt : row(random_text(g, i % 301, 0.01)));
+  arrow_strings host(rows, arrow_layout{false, true, 0, 0, "\xE2"});
+  const device_strings gpu(host, false);
+  const column cm = make_valid(host.array(), host.schema(), error_policy::replace);
+  const column cn = count_code_points(host.array(), host.schema(), on_invalid::null);
+  const cuda::memory_pool pool;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<column> made;
+    {
+      cuda::stream stream;
+      made.push_back(device::make_valid(gpu.array(), host.schema(), error_policy::replace, {}, stream, pool.get()));
+      made.push_back(device::count_code_points(gpu.array(), host.schema(), on_invalid::null, {}, stream, pool.get()));
+    }
+    const downloaded gm(made[0]);
+    EXPECT_TRUE(strings_of(gm.array(), gm.schema()) == strings_of(cm.array(), cm.schema())) << "round " << round;
+    const downloaded gn(made[1]);
+    EXPECT_EQ(ints_of(gn.array(), gn.schema()), ints_of(cn.array(), cn.schema())) << "round " << round;
+  }
+  cuda::check(cudaDeviceSynchronize(), "released results");
+}
+
 TEST(GpuColumns, BadInput) {
   arrow_strings host({string("ab"), string("cd")});
   ArrowDeviceArray on_host{};
