@@ -161,6 +161,15 @@ void bad_offsets(std::int64_t row, std::int64_t at, std::int64_t next, std::int6
       std::to_string(data_bytes) + " bytes)");
 }
 
+void bad_view(std::int64_t row, detail::view_fault fault) {
+  using detail::view_fault;
+  const char* what = fault == view_fault::negative_length ? "a negative length"
+                     : fault == view_fault::buffer_index  ? "a buffer index past the data buffers"
+                     : fault == view_fault::past_buffer   ? "bytes past its data buffer"
+                                                          : "a missing data buffer";
+  bad("the view of row " + std::to_string(row) + " has " + what);
+}
+
 void raise_invalid(const row_error& e) { throw invalid_row(e.row, e.offset, e.kind); }
 
 buffer host_buffer(std::size_t bytes) {
