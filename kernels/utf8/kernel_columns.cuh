@@ -11,8 +11,6 @@
 
 namespace gutf8::kern::columns {
 
-__device__ __forceinline__ u64 thread_index() { return u64{blockIdx.x} * blockDim.x + threadIdx.x; }
-
 template <class Off>
 __global__ void check_offsets_kernel(const Off* o, u64 n, long long data_bytes, ull* first_bad) {
   const u64 i = thread_index();

@@ -138,7 +138,7 @@ string_array describe(const ArrowArray& array, const ArrowSchema& schema) {
     s.large = true;
   } else {
     bad("unsupported type '" + format +
-        "' (utf8 u, binary z, large_utf8 U, large_binary Z; the view types vu, vz on the host only)");
+        "' (utf8 u, binary z, large_utf8 U, large_binary Z, utf8_view vu, binary_view vz)");
   }
   if (array.n_buffers != 3 || array.buffers == nullptr) bad("a string array has 3 buffers");
   s.length = array.length;

@@ -1,13 +1,16 @@
 // The CUDA backend of the string-column operations (gutf8/device_columns.hpp): one analysis walk
 // of the bytes (kernels/utf8/kernel_column_scan.cuh) and, for a repair with errors, the scan of the
 // segments' output sizes (gutf8/prim) and one write walk (kernel_column_write.cuh); a clean column's
-// repair is a copy of its bytes and its offsets rebased to 0.
+// repair is a copy of its bytes and its offsets rebased to 0. View arrays are gathered into the
+// large layout first (device_column_views.cu).
 #include <cstddef>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "columns/arrow_io.hpp"
+#include "cuda/device_column_views.hpp"
+#include "cuda/device_columns_shared.hpp"
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #include "gutf8/prim/scan.cuh"
@@ -27,17 +30,9 @@ using internal::columns::no_buffer;
 using internal::columns::string_array;
 using cuda::check;
 using cuda::device_buffer;
-
-unsigned grid_for(u64 threads) {
-  return static_cast<unsigned>(std::max<u64>(1, (threads + column_block_threads - 1) / column_block_threads));
-}
-
-template <class Kernel, class... Args>
-void launch(const char* name, Kernel kernel, u64 threads, cudaStream_t stream, Args... args) {
-  if (threads == 0) return;
-  kernel<<<grid_for(threads), column_block_threads, 0, stream>>>(args...);
-  cuda::check_launch(name);
-}
+using shared::buffers_of;
+using shared::launch;
+using shared::sm_count;
 
 // Result memory, freed by the release callback of the array that holds it.
 buffer device_result(std::size_t bytes) {
@@ -74,11 +69,14 @@ T download_one(const T* d, cudaStream_t stream) {
   return v;
 }
 
-string_array describe_device(const ArrowDeviceArray& a, const ArrowSchema& schema, cudaStream_t stream) {
+// The placement checks around structure() (describe or describe_view), then the wait for the
+// input's sync_event.
+template <class Structure>
+auto describe_device(const ArrowDeviceArray& a, cudaStream_t stream, const Structure& structure) {
   if (a.device_type != ARROW_DEVICE_CUDA && a.device_type != ARROW_DEVICE_CUDA_MANAGED)
     throw error(errc::invalid_argument, "gutf8 device column operation given an array on device type " +
                                             std::to_string(a.device_type) + " (use the host entry points)");
-  string_array s = internal::columns::describe(a.array, schema);
+  auto s = structure();
   int current = 0;
   check(cudaGetDevice(&current), "cudaGetDevice");
   if (a.device_id != current)
@@ -112,13 +110,6 @@ column_rows<Off> checked_rows(const string_array& s, std::int64_t data_bytes, cu
   r.base = r.begin & ~u64{15};
   r.vec = (reinterpret_cast<std::uintptr_t>(s.data) & 15u) == 0;
   return r;
-}
-
-unsigned sm_count() {
-  int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return static_cast<unsigned>(sms);
 }
 
 // What a column walk learnt: per-row validity bits (a result buffer) and the totals.
@@ -203,13 +194,6 @@ column device_column(const char* format, u64 rows, std::pair<buffer, std::int64_
   return internal::columns::make_column(std::move(p));
 }
 
-template <class... B>
-std::vector<buffer> buffers_of(B&&... b) {
-  std::vector<buffer> v;
-  (v.push_back(std::forward<B>(b)), ...);
-  return v;
-}
-
 template <class Off>
 row_validity is_valid_rows(const column_rows<Off>& r, const column_options& opt, cudaStream_t stream) {
   device_buffer<u64> first(opt.first_errors ? r.length : 0);
@@ -292,10 +276,26 @@ column repair_rows(const column_rows<Off>& r, on_invalid policy, cudaStream_t st
                        buffers_of(std::move(offsets), std::move(data)), stream);
 }
 
+// A view array's rows, gathered: per-row results as they are, counts int32 and repairs utf8_view
+// as the host gives them for a view array.
+row_validity is_valid_rows(const views::gathered& g, const column_options& opt, cudaStream_t stream) {
+  return is_valid_rows(g.rows, opt, stream);
+}
+column count_rows(const views::gathered& g, on_invalid policy, cudaStream_t stream) {
+  return views::int32_counts(count_rows(g.rows, policy, stream), stream);
+}
+column repair_rows(const views::gathered& g, on_invalid policy, cudaStream_t stream) {
+  return views::view_column(repair_rows(g.rows, policy, stream), stream);
+}
+
 template <class F>
 auto with_rows(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt,
                cudaStream_t stream, const F& f) {
-  const string_array s = describe_device(array, schema, stream);
+  if (internal::columns::is_view(schema))
+    return f(views::gather(
+        describe_device(array, stream, [&] { return internal::columns::describe_view(array.array, schema); }), stream));
+  const string_array s =
+      describe_device(array, stream, [&] { return internal::columns::describe(array.array, schema); });
   if (s.large) return f(checked_rows<std::int64_t>(s, opt.data_bytes, stream));
   return f(checked_rows<std::int32_t>(s, opt.data_bytes, stream));
 }
@@ -334,3 +334,20 @@ column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schem
 }
 
 }  // namespace gutf8::device
+
+// What device_column_views.cu borrows (device_columns_shared.hpp), so both allocate, scan and
+// hand out results one way.
+namespace gutf8::device::shared {
+
+buffer result_buffer(std::size_t bytes, [[maybe_unused]] cudaStream_t stream) { return device_result(bytes); }
+
+column result_column(const char* format, u64 rows, std::pair<buffer, std::int64_t> validity, std::vector<buffer> rest,
+                     cudaStream_t stream) {
+  return device_column(format, rows, std::move(validity), std::move(rest), stream);
+}
+
+void exclusive_sum(u64* d, u64 n, cudaStream_t stream) { exclusive_sum_in_place(d, n, stream); }
+
+u64 download(const u64* d, cudaStream_t stream) { return download_one(d, stream); }
+
+}  // namespace gutf8::device::shared
