@@ -10,9 +10,10 @@
 //
 // Results are new arrays in the Arrow layout (offset 0, own buffers) owned by gutf8::column,
 // which releases them on destruction or hands them to any Arrow consumer (export_to).
-// Bad input (a type other than the four, offsets that decrease, are negative or run past
-// data_bytes, a device array given to a host entry point) throws gutf8::error(invalid_argument)
-// before anything is made; invalid UTF-8 under a `raise` policy throws gutf8::invalid_row.
+// Bad input (a type other than the six, offsets that decrease, are negative or run past
+// data_bytes, a bad view, a device array given to a host entry point) throws
+// gutf8::error(invalid_argument) before anything is made; invalid UTF-8 under a `raise` policy
+// throws gutf8::invalid_row.
 // The GPU entry points on ArrowDeviceArray are in gutf8/device_columns.hpp.
 #pragma once
 

@@ -1,7 +1,14 @@
 // String columns on a CUDA device: the operations of gutf8/columns.hpp on an Arrow C Device
 // Data Interface array (ARROW_DEVICE_CUDA or ARROW_DEVICE_CUDA_MANAGED) with every buffer in
-// device memory; the utf8 / binary types and their large forms (the view types: host only).
-// Same results as the host API, row for row (tests/gpu/columns_gpu_test.cpp).
+// device memory (for the view types utf8_view / binary_view the views, the data buffers and the
+// variadic sizes buffer too; `buffers` itself is the host array of their pointers). Same results
+// as the host API, row for row, in the same layouts (a view column's repair is utf8_view, its
+// counts int32; tests/gpu/columns_gpu_test.cpp).
+//
+// A view array's views are checked on the device (as the host checks them, null rows' views never
+// read) and its rows gathered into one contiguous large_binary layout before the walk: a copy of
+// the rows' bytes in temporary device memory (bytes that several rows share are copied for each).
+// Its counts and repairs are made from the large walk's and wait for `stream` before returning.
 //
 // Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
 // arrays that own their memory):

@@ -11,8 +11,6 @@
 
 namespace gutf8::kern::columns {
 
-__device__ __forceinline__ u64 thread_index() { return u64{blockIdx.x} * blockDim.x + threadIdx.x; }
-
 // What the offsets check finds: the first row whose offsets are bad (~0: none) and the first
 // and last offsets, read in the same pass so the host learns all three at once.
 struct offsets_check {

@@ -59,6 +59,9 @@ __device__ __forceinline__ u32 column_bytes(const column_rows<Off>& r, u64 pos) 
 
 __device__ __forceinline__ bool bit_of(const u32* bits, u64 i) { return (bits[i >> 5] >> (i & 31)) & 1u; }
 
+// The global index of a thread of a one-dimensional grid (the per-row and per-word kernels).
+__device__ __forceinline__ u64 thread_index() { return u64{blockIdx.x} * blockDim.x + threadIdx.x; }
+
 // First i in [0, length] with offsets[i] >= key (length + 1 when none). All lanes, same key.
 template <class Off>
 __device__ u64 warp_lower_bound(const column_rows<Off>& r, u64 key) {

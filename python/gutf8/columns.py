@@ -23,6 +23,8 @@ Device data: an object that exports only ``__arrow_c_device_array__`` (cuDF colu
 runs where its buffers are: host memory through the host API, CUDA memory on its GPU through
 the device API (``stream=``: a CUDA stream handle or object). CUDA results are returned as a
 :class:`DeviceColumn` (the Arrow device interface, consumable once); host results as pyarrow.
+Its view layouts are not cast: the C++ takes them on the host and on the GPU, and gives
+``string_view`` repairs and int32 counts.
 
 ``errors``: "strict" raises :class:`InvalidRowError` for the first invalid row, "null" makes the
 row null, "replace" writes U+FFFD per error unit, "drop" removes the error units.
@@ -126,8 +128,10 @@ def _imported(data: Any) -> tuple[list, bool, pa.DataType]:
 
 
 # The view layouts (Arrow utf8_view / binary_view: what polars exports for String and Binary)
-# are cast here to their large layouts, one copy of the rows' bytes, until the C++ columns take
-# views natively; then delete this table and the branch in _chunks that uses it.
+# are cast here to their large layouts, one copy of the rows' bytes. The C++ columns take views
+# (host and GPU; device-interface inputs reach them uncast), so deleting this table and the
+# branch in _chunks that uses it only changes these results' types (to string_view, int32
+# counts): a decision of its own (docs/SPEC.md, Python).
 _VIEW_AS_LARGE = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
 
 

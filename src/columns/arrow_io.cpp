@@ -138,7 +138,7 @@ string_array describe(const ArrowArray& array, const ArrowSchema& schema) {
     s.large = true;
   } else {
     bad("unsupported type '" + format +
-        "' (utf8 u, binary z, large_utf8 U, large_binary Z; the view types vu, vz on the host only)");
+        "' (utf8 u, binary z, large_utf8 U, large_binary Z, utf8_view vu, binary_view vz)");
   }
   if (array.n_buffers != 3 || array.buffers == nullptr) bad("a string array has 3 buffers");
   s.length = array.length;
@@ -159,6 +159,15 @@ void bad_offsets(std::int64_t row, std::int64_t at, std::int64_t next, std::int6
         std::to_string(next) + ")");
   bad("row " + std::to_string(row) + " ends at " + std::to_string(next) + ", past the data buffer (" +
       std::to_string(data_bytes) + " bytes)");
+}
+
+void bad_view(std::int64_t row, detail::view_fault fault) {
+  using detail::view_fault;
+  const char* what = fault == view_fault::negative_length ? "a negative length"
+                     : fault == view_fault::buffer_index  ? "a buffer index past the data buffers"
+                     : fault == view_fault::past_buffer   ? "bytes past its data buffer"
+                                                          : "a missing data buffer";
+  bad("the view of row " + std::to_string(row) + " has " + what);
 }
 
 void raise_invalid(const row_error& e) { throw invalid_row(e.row, e.offset, e.kind); }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gutf8/columns.hpp"
+#include "gutf8/detail/arrow_views.hpp"
 
 namespace gutf8::internal::columns {
 
@@ -40,9 +41,13 @@ struct view_array {
   const std::int64_t* data_sizes = nullptr;
   std::int64_t data_count = 0;
 };
-inline constexpr std::int64_t view_bytes = 16, inline_view_bytes = 12;
-// Checks the structure (the views are checked when read, on the host only).
+using detail::inline_view_bytes;
+using detail::view_bytes;
+// Checks the structure (each view is checked when its row is read: detail::check_view).
 view_array describe_view(const ArrowArray& array, const ArrowSchema& schema);
+
+// Throws gutf8::error(invalid_argument) naming the bad view of row `row` (relative to the array).
+[[noreturn]] void bad_view(std::int64_t row, detail::view_fault fault);
 
 // Throws gutf8::error(invalid_argument) naming the bad offsets (slot i relative to the array).
 [[noreturn]] void bad_offsets(std::int64_t row, std::int64_t at, std::int64_t next, std::int64_t data_bytes);

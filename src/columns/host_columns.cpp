@@ -179,10 +179,6 @@ struct view_rows {
   [[nodiscard]] const u8* at(std::int64_t i) const noexcept { return starts[static_cast<std::size_t>(i)]; }
 };
 
-[[noreturn]] void bad_view(std::int64_t row, const char* what) {
-  throw error(errc::invalid_argument, "gutf8 columns: the view of row " + std::to_string(row) + " has " + what);
-}
-
 view_rows checked_views(const view_array& v) {
   view_rows r{v, v.length, std::vector<const u8*>(static_cast<std::size_t>(v.length)),
               std::vector<std::int32_t>(static_cast<std::size_t>(v.length))};
@@ -191,18 +187,13 @@ view_rows checked_views(const view_array& v) {
     const u8* view = v.views + view_bytes * (v.offset + i);
     std::int32_t n = 0, index = 0, at = 0;
     std::memcpy(&n, view, 4);
-    if (n < 0) bad_view(i, "a negative length");
-    r.sizes[static_cast<std::size_t>(i)] = n;
-    if (n <= inline_view_bytes) {
-      r.starts[static_cast<std::size_t>(i)] = view + 4;
-      continue;
-    }
     std::memcpy(&index, view + 8, 4);
     std::memcpy(&at, view + 12, 4);
-    if (index < 0 || index >= v.data_count) bad_view(i, "a buffer index past the data buffers");
-    if (at < 0 || std::int64_t{at} + n > v.data_sizes[index]) bad_view(i, "bytes past its data buffer");
-    if (v.data[index] == nullptr) bad_view(i, "a missing data buffer");
-    r.starts[static_cast<std::size_t>(i)] = static_cast<const u8*>(v.data[index]) + at;
+    const detail::view_fault fault = detail::check_view(n, index, at, v.data_count, v.data_sizes, v.data);
+    if (fault != detail::view_fault::none) bad_view(i, fault);
+    r.sizes[static_cast<std::size_t>(i)] = n;
+    r.starts[static_cast<std::size_t>(i)] =
+        n <= inline_view_bytes ? view + 4 : static_cast<const u8*>(v.data[index]) + at;
   }
   return r;
 }

@@ -1,7 +1,8 @@
 // The CUDA backend of the string-column operations (gutf8/device_columns.hpp): one analysis walk
 // of the bytes (kernels/utf8/kernel_column_scan.cuh) and, for a repair with errors, the scan of the
 // segments' output sizes (gutf8/prim) and one write walk (kernel_column_write.cuh); a clean column's
-// repair is a copy of its bytes and its offsets rebased to 0.
+// repair is a copy of its bytes and its offsets rebased to 0. View arrays are gathered into the
+// large layout first (device_column_views.cu).
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "columns/arrow_io.hpp"
+#include "cuda/device_column_views.hpp"
+#include "cuda/device_columns_shared.hpp"
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #include "gutf8/prim/scan.cuh"
@@ -28,82 +31,11 @@ using internal::columns::buffer;
 using internal::columns::no_buffer;
 using internal::columns::string_array;
 using cuda::check;
-
-unsigned grid_for(u64 threads) {
-  return static_cast<unsigned>(std::max<u64>(1, (threads + column_block_threads - 1) / column_block_threads));
-}
-
-template <class Kernel, class... Args>
-void launch(const char* name, Kernel kernel, u64 threads, cudaStream_t stream, Args... args) {
-  if (threads == 0) return;
-  kernel<<<grid_for(threads), column_block_threads, 0, stream>>>(args...);
-  cuda::check_launch(name);
-}
-
-// The device memory of one call: results and temporaries from one pool, in the order of the
-// call's stream. A result goes back to the pool (on the releasing thread's default stream) only
-// after `done`, recorded on the call's stream when the call ends, however it ends.
-class call_memory {
- public:
-  call_memory(cudaStream_t stream, cudaMemPool_t pool)
-      : stream_(stream), pool_(pool), ordered_(cuda::stream_ordered_memory()), done_(new_event()) {}
-  ~call_memory() { cudaEventRecord(*done_, stream_); }
-  call_memory(const call_memory&) = delete;
-  call_memory& operator=(const call_memory&) = delete;
-
-  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
-
-  template <class T>
-  [[nodiscard]] cuda::stream_buffer<T> temp(std::size_t n) const {
-    return cuda::stream_buffer<T>(n, stream_, pool_);
-  }
-
-  // Memory that a result array owns and frees on release.
-  [[nodiscard]] buffer result(std::size_t bytes) const {
-    void* p = nullptr;
-    bytes = std::max<std::size_t>(bytes, 1);
-    if (!ordered_) {
-      check(cudaMalloc(&p, bytes), "cudaMalloc (column result)");
-      return buffer(p, [](void* q) { cudaFree(q); });
-    }
-    if (pool_ != nullptr)
-      check(cudaMallocFromPoolAsync(&p, bytes, pool_, stream_), "cudaMallocFromPoolAsync (column result)");
-    else
-      check(cudaMallocAsync(&p, bytes, stream_), "cudaMallocAsync (column result)");
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    return buffer(p, [done = done_, device](void* q) {
-      int current = device;
-      cudaGetDevice(&current);
-      if (current != device) cudaSetDevice(device);
-      cudaStreamWaitEvent(cudaStreamPerThread, *done, 0);
-      cudaFreeAsync(q, cudaStreamPerThread);
-      if (current != device) cudaSetDevice(current);
-    });
-  }
-
-  // The Device Data Interface's sync_event of a result: a cudaEvent_t*, the call's `done`.
-  [[nodiscard]] buffer sync_event() const {
-    auto held = std::make_unique<std::shared_ptr<cudaEvent_t>>(done_);
-    cudaEvent_t* event = held->get();
-    return buffer(event, [owner = std::shared_ptr<std::shared_ptr<cudaEvent_t>>(std::move(held))](void*) {});
-  }
-
- private:
-  static std::shared_ptr<cudaEvent_t> new_event() {
-    auto event = std::make_unique<cudaEvent_t>();
-    check(cudaEventCreateWithFlags(event.get(), cudaEventDisableTiming), "cudaEventCreate");
-    return std::shared_ptr<cudaEvent_t>(event.release(), [](cudaEvent_t* e) {
-      cudaEventDestroy(*e);
-      std::default_delete<cudaEvent_t>()(e);
-    });
-  }
-
-  cudaStream_t stream_;
-  cudaMemPool_t pool_;
-  bool ordered_;
-  std::shared_ptr<cudaEvent_t> done_;
-};
+using shared::buffers_of;
+using shared::call_memory;
+using shared::launch;
+using shared::sm_count;
+using shared::walk_grid;
 
 void exclusive_sum_in_place(const call_memory& mem, u64* d, u64 n) {
   std::size_t temp_bytes = 0;
@@ -125,11 +57,14 @@ void upload_one(T* d, const T& v, cudaStream_t stream) {
   check(cudaMemcpyAsync(d, &v, sizeof(T), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync H2D");
 }
 
-string_array describe_device(const ArrowDeviceArray& a, const ArrowSchema& schema, cudaStream_t stream) {
+// The placement checks around structure() (describe or describe_view), then the wait for the
+// input's sync_event.
+template <class Structure>
+auto describe_device(const ArrowDeviceArray& a, cudaStream_t stream, const Structure& structure) {
   if (a.device_type != ARROW_DEVICE_CUDA && a.device_type != ARROW_DEVICE_CUDA_MANAGED)
     throw error(errc::invalid_argument, "gutf8 device column operation given an array on device type " +
                                             std::to_string(a.device_type) + " (use the host entry points)");
-  string_array s = internal::columns::describe(a.array, schema);
+  auto s = structure();
   int current = 0;
   check(cudaGetDevice(&current), "cudaGetDevice");
   if (a.device_id != current)
@@ -163,22 +98,6 @@ column_rows<Off> checked_rows(const call_memory& mem, const string_array& s, std
   r.base = r.begin & ~u64{15};
   r.vec = (reinterpret_cast<std::uintptr_t>(s.data) & 15u) == 0;
   return r;
-}
-
-unsigned sm_count() {
-  int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return static_cast<unsigned>(sms);
-}
-
-// A column walk's grid: column_waves waves of as many blocks as the kernel's occupancy lets every SM hold.
-template <class Kernel>
-column_grid walk_grid(Kernel kernel, u64 segments) {
-  int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, column_block_threads, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  return grid_for_segments(segments, u64{sm_count()} * static_cast<u64>(std::max(blocks_per_sm, 1)) * kern::column_waves);
 }
 
 // What a column walk learnt: per-row validity bits (a result buffer) and the totals.
@@ -264,13 +183,6 @@ column device_column(const call_memory& mem, const char* format, u64 rows, std::
   p.device_id = device;
   p.sync_event = mem.sync_event();
   return internal::columns::make_column(std::move(p));
-}
-
-template <class... B>
-std::vector<buffer> buffers_of(B&&... b) {
-  std::vector<buffer> v;
-  (v.push_back(std::forward<B>(b)), ...);
-  return v;
 }
 
 template <class Off>
@@ -363,10 +275,29 @@ column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid
   return device_column(mem, format, r.length, std::move(validity), buffers_of(std::move(offsets), std::move(data)));
 }
 
+// A view array's rows, gathered: per-row results as they are, counts int32 and repairs utf8_view
+// as the host gives them for a view array.
+row_validity is_valid_rows(const call_memory& mem, const views::gathered& g, const column_options& opt) {
+  return is_valid_rows(mem, g.rows, opt);
+}
+column count_rows(const call_memory& mem, const views::gathered& g, on_invalid policy) {
+  return views::int32_counts(mem, count_rows(mem, g.rows, policy));
+}
+column repair_rows(const call_memory& mem, const views::gathered& g, on_invalid policy) {
+  return views::view_column(mem, repair_rows(mem, g.rows, policy));
+}
+
 template <class F>
 auto with_rows(const ArrowDeviceArray& array, const ArrowSchema& schema, const column_options& opt,
                cudaStream_t stream, cudaMemPool_t pool, const F& f) {
-  const string_array s = describe_device(array, schema, stream);
+  if (internal::columns::is_view(schema)) {
+    const auto v =
+        describe_device(array, stream, [&] { return internal::columns::describe_view(array.array, schema); });
+    const call_memory mem(stream, pool);
+    return f(mem, views::gather(mem, v));
+  }
+  const string_array s =
+      describe_device(array, stream, [&] { return internal::columns::describe(array.array, schema); });
   const call_memory mem(stream, pool);
   if (s.large) return f(mem, checked_rows<std::int64_t>(mem, s, opt.data_bytes));
   return f(mem, checked_rows<std::int32_t>(mem, s, opt.data_bytes));
@@ -409,3 +340,18 @@ column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schem
 }
 
 }  // namespace gutf8::device
+
+// What device_column_views.cu borrows (device_columns_shared.hpp), so both scan and hand out
+// results one way.
+namespace gutf8::device::shared {
+
+column result_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> validity,
+                     std::vector<buffer> rest) {
+  return device_column(mem, format, rows, std::move(validity), std::move(rest));
+}
+
+void exclusive_sum(const call_memory& mem, u64* d, u64 n) { exclusive_sum_in_place(mem, d, n); }
+
+u64 download(const u64* d, cudaStream_t stream) { return download_one(d, stream); }
+
+}  // namespace gutf8::device::shared

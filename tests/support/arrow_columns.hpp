@@ -25,6 +25,7 @@ struct arrow_layout {
   std::int64_t base = 0;     // junk bytes in front of the first row's data
   std::string under_null = "\xE2\x82";  // bytes stored under each null row: never to be read
   bool view = false;         // utf8_view / binary_view (vu / vz); `large` and `base` do not apply
+  int view_buffers = 2;      // views: the variadic data buffers that long rows are spread over
 };
 
 // A borrowed Arrow string array (its release callback only marks it released).
@@ -61,6 +62,7 @@ class arrow_strings {
   [[nodiscard]] const ArrowArray& array() const noexcept { return array_; }
   [[nodiscard]] ArrowArray& array() noexcept { return array_; }
   [[nodiscard]] ArrowSchema& schema() noexcept { return schema_; }
+  [[nodiscard]] const ArrowSchema& schema() const noexcept { return schema_; }
   [[nodiscard]] std::int64_t data_bytes() const noexcept { return static_cast<std::int64_t>(data_.size()); }
   [[nodiscard]] const std::string& data() const noexcept { return data_; }
   [[nodiscard]] const std::vector<std::uint8_t>& validity() const noexcept { return validity_; }
@@ -72,11 +74,18 @@ class arrow_strings {
   [[nodiscard]] std::vector<std::int64_t> offsets() const {  // every slot, as int64
     return layout_.large ? off64_ : std::vector<std::int64_t>(off32_.begin(), off32_.end());
   }
+  // Views: every slot (16 bytes each), the view of slot (array.offset + i) to make bad views, and
+  // data buffer k replaced (by nullptr: a missing buffer).
+  [[nodiscard]] const std::vector<std::uint8_t>& views() const noexcept { return views_; }
+  [[nodiscard]] std::uint8_t* view(std::int64_t i) { return views_.data() + 16 * (layout_.slice + i); }
+  void set_view_buffer(std::size_t k, const void* p) { view_buffers_[2 + k] = p; }
 
  private:
-  // Views over two data buffers (long rows alternate, junk between them); a null row's view is
-  // junk that would read out of bounds.
+  // Views over layout.view_buffers data buffers (long rows take turns, junk between them); a null
+  // row's view is junk that would read out of bounds.
   void make_views(const std::vector<row>& all) {
+    const auto buffers = static_cast<std::size_t>(layout_.view_buffers);
+    view_data_.assign(buffers, std::string());
     views_.assign(all.size() * 16, 0);
     for (std::size_t i = 0; i < all.size(); ++i) {
       std::uint8_t* v = views_.data() + 16 * i;
@@ -92,22 +101,27 @@ class arrow_strings {
         std::memcpy(v + 4, r.data(), r.size());
         continue;
       }
-      std::string& buf = i % 2 == 0 ? view_data_[0] : view_data_[1];
+      std::string& buf = view_data_[i % buffers];
       buf += "\xF0\x9F";  // junk that would complete or cut a neighbour
-      const auto at = static_cast<std::int32_t>(buf.size()), index = static_cast<std::int32_t>(i % 2);
+      const auto at = static_cast<std::int32_t>(buf.size()), index = static_cast<std::int32_t>(i % buffers);
       buf += r;
       std::memcpy(v + 4, r.data(), 4);
       std::memcpy(v + 8, &index, 4);
       std::memcpy(v + 12, &at, 4);
     }
-    view_sizes_ = {static_cast<std::int64_t>(view_data_[0].size()), static_cast<std::int64_t>(view_data_[1].size())};
-    view_buffers_ = {validity_.data(), views_.data(), view_data_[0].data(), view_data_[1].data(), view_sizes_.data()};
-    array_.n_buffers = 5;
+    view_sizes_.clear();
+    view_buffers_ = {validity_.data(), views_.data()};
+    for (const std::string& d : view_data_) {
+      view_sizes_.push_back(static_cast<std::int64_t>(d.size()));
+      view_buffers_.push_back(d.data());
+    }
+    view_buffers_.push_back(view_sizes_.data());
+    array_.n_buffers = static_cast<std::int64_t>(view_buffers_.size());
     array_.buffers = view_buffers_.data();
     schema_.format = layout_.binary ? "vz" : "vu";
   }
   std::vector<std::uint8_t> views_;
-  std::string view_data_[2];
+  std::vector<std::string> view_data_;
   std::vector<std::int64_t> view_sizes_;
   std::vector<const void*> view_buffers_;
 

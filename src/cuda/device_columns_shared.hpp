@@ -1,0 +1,149 @@
+// What the two sources of the device column operations share: device_columns.cu (the string
+// layouts, and every operation's walk) and device_column_views.cu (the view layouts, gathered
+// into a string layout first). Launch shapes, and the helpers device_columns.cu lends, so that
+// view results are allocated, scanned and handed out exactly as its own are.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "columns/arrow_io.hpp"
+#include "gutf8/cuda_resources.hpp"
+#include "utf8/warp_column_rows.cuh"
+
+namespace gutf8::device::shared {
+
+using kern::u64;
+using kern::columns::column_block_threads;
+using kern::columns::column_grid;
+using kern::columns::grid_for_segments;
+using gutf8::internal::columns::buffer;
+
+// A thread per item, column_block_threads a block.
+inline unsigned grid_for(u64 threads) {
+  return static_cast<unsigned>(std::max<u64>(1, (threads + column_block_threads - 1) / column_block_threads));
+}
+
+template <class Kernel, class... Args>
+void launch(const char* name, Kernel kernel, u64 threads, cudaStream_t stream, Args... args) {
+  if (threads == 0) return;
+  kernel<<<grid_for(threads), column_block_threads, 0, stream>>>(args...);
+  cuda::check_launch(name);
+}
+
+// A result's buffers after its validity, in Arrow order.
+template <class... B>
+std::vector<buffer> buffers_of(B&&... b) {
+  std::vector<buffer> v;
+  (v.push_back(std::forward<B>(b)), ...);
+  return v;
+}
+
+inline unsigned sm_count() {
+  int device = 0, sms = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return static_cast<unsigned>(sms);
+}
+
+// A column walk's grid: column_waves waves of as many blocks as the kernel's occupancy lets every SM hold.
+template <class Kernel>
+column_grid walk_grid(Kernel kernel, u64 segments) {
+  int blocks_per_sm = 0;
+  cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, column_block_threads, 0),
+              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return grid_for_segments(segments, u64{sm_count()} * static_cast<u64>(std::max(blocks_per_sm, 1)) * kern::column_waves);
+}
+
+// The device memory of one call: results and temporaries from one pool, in the order of the
+// call's stream. A result released during the call goes back on that stream; one released after
+// it (on the releasing thread's default stream) after `done`, which is recorded on the call's
+// stream when the call ends, however it ends.
+class call_memory {
+ public:
+  call_memory(cudaStream_t stream, cudaMemPool_t pool)
+      : stream_(stream), pool_(pool), ordered_(cuda::stream_ordered_memory()), state_(std::make_shared<state>()) {
+    cuda::check(cudaEventCreateWithFlags(&state_->done, cudaEventDisableTiming), "cudaEventCreate");
+    state_->stream = stream;
+  }
+  ~call_memory() {
+    cudaEventRecord(state_->done, stream_);
+    state_->ended = true;
+  }
+  call_memory(const call_memory&) = delete;
+  call_memory& operator=(const call_memory&) = delete;
+
+  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
+
+  template <class T>
+  [[nodiscard]] cuda::stream_buffer<T> temp(std::size_t n) const {
+    return cuda::stream_buffer<T>(n, stream_, pool_);
+  }
+
+  // Memory that a result array owns and frees on release.
+  [[nodiscard]] buffer result(std::size_t bytes) const {
+    void* p = nullptr;
+    bytes = std::max<std::size_t>(bytes, 1);
+    if (!ordered_) {
+      cuda::check(cudaMalloc(&p, bytes), "cudaMalloc (column result)");
+      return buffer(p, [](void* q) { cudaFree(q); });
+    }
+    if (pool_ != nullptr)
+      cuda::check(cudaMallocFromPoolAsync(&p, bytes, pool_, stream_), "cudaMallocFromPoolAsync (column result)");
+    else
+      cuda::check(cudaMallocAsync(&p, bytes, stream_), "cudaMallocAsync (column result)");
+    int device = 0;
+    cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+    return buffer(p, [s = state_, device](void* q) { s->free(q, device); });
+  }
+
+  // The Device Data Interface's sync_event of a result: a cudaEvent_t*, the call's `done`.
+  [[nodiscard]] buffer sync_event() const {
+    return buffer(&state_->done, [held = state_](void*) {});
+  }
+
+ private:
+  struct state {
+    cudaEvent_t done = nullptr;
+    cudaStream_t stream = nullptr;  // the call's, used only while the call runs
+    bool ended = false;
+    state() = default;
+    state(const state&) = delete;
+    state& operator=(const state&) = delete;
+    ~state() {
+      if (done != nullptr) cudaEventDestroy(done);
+    }
+    void free(void* q, int device) const {
+      if (!ended) {
+        cudaFreeAsync(q, stream);
+        return;
+      }
+      int current = device;
+      cudaGetDevice(&current);
+      if (current != device) cudaSetDevice(device);
+      cudaStreamWaitEvent(cudaStreamPerThread, done, 0);
+      cudaFreeAsync(q, cudaStreamPerThread);
+      if (current != device) cudaSetDevice(current);
+    }
+  };
+
+  cudaStream_t stream_;
+  cudaMemPool_t pool_;
+  bool ordered_;
+  std::shared_ptr<state> state_;
+};
+
+// Defined in device_columns.cu, so that view results are scanned and handed out as its own are.
+// A CUDA column over `rest` after its validity, its sync_event the call's.
+column result_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> validity,
+                     std::vector<buffer> rest);
+void exclusive_sum(const call_memory& mem, u64* d, u64 n);  // in place (gutf8::prim), on the call's stream
+u64 download(const u64* d, cudaStream_t stream);             // one value; synchronises
+
+}  // namespace gutf8::device::shared
