@@ -8,7 +8,7 @@
 // A view array's views are checked on the device (as the host checks them, null rows' views never
 // read) and its rows gathered into one contiguous large_binary layout before the walk: a copy of
 // the rows' bytes in temporary device memory (bytes that several rows share are copied for each).
-// Its counts and repairs are made from the large walk's and wait for `stream` before returning.
+// Its counts and repairs are made from the large walk's results.
 //
 // Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
 // arrays that own their memory):

@@ -27,9 +27,9 @@ parts=" ${GUTF8_TUNE_PARTS:-checks bench profile} "
 tests=.device/tests/gutf8_gpu_tests
 first=${benches[0]}
 if [[ $parts == *" checks "* ]]; then
-step tests 240 -- sh -c "$tests --gtest_brief=1 --gtest_filter='GpuColumns*' > '$out/column_tests.log' 2>&1"
+step tests 240 -- sh -c "$tests --gtest_brief=1 --gtest_filter='GpuColumn*' > '$out/column_tests.log' 2>&1"
 step memcheck 240 -- sh -c "compute-sanitizer --tool memcheck --error-exitcode 9 $tests --gtest_brief=1 \
-  --gtest_filter='GpuColumns.SanitizerSized:GpuColumns.EdgeRowsEveryLayout:GpuColumns.CleanColumnsAreCopied:GpuColumns.BadInput:GpuColumns.Results*' \
+  --gtest_filter='GpuColumns.SanitizerSized:GpuColumns.EdgeRowsEveryLayout:GpuColumns.CleanColumnsAreCopied:GpuColumns.BadInput:GpuColumns.Results*:GpuColumnViews.ViewsThatShareBytes:GpuColumnViews.BadViewsAreRejectedAsOnTheHost:GpuColumnViews.EdgeRowsEveryLayout' \
   > '$out/memcheck.log' 2>&1"
 fi
 if [[ $parts == *" bench "* ]]; then
