@@ -21,6 +21,8 @@ STYLE = {  # algorithm -> (colour, marker, linestyle)
     "blelloch": ("tab:green", "D", "-"),
     "split_bit": ("tab:green", "D", "-"),
     "hillis_steele": ("tab:blue", "x", "-"),
+    "select_bytes": ("tab:purple", "*", "-"),
+    "select_bytes_end": ("tab:purple", "*", "--"),
 }
 
 
@@ -61,7 +63,8 @@ def markdown(rows):
                 pct = f", {100 * ratio:.0f}%" if ratio > 0 else ""
                 bad = ", MISMATCH" if r["ok"] == "FAIL" else ""
                 cells.append(f"{float(r['median_ms']):.4g} ({thr}{pct}{bad})")
-            lines.append(f"| 2^{n.bit_length() - 1} | " + " | ".join(cells) + " |")
+            label = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,7 @@
 // bench_prim: scan / select / radix-sort throughput of every gutf8::prim algorithm against CUB,
-// Thrust and the CPU, over sizes 2^10 .. 2^28 (every 2 powers).
+// Thrust and the CPU, over sizes 2^10 .. 2^28 (every 2 powers). The byte compaction (select /
+// u8_unpad: prim::select_bytes beside the general select and CUB on the same bytes) also runs at
+// one size that is no power of two, 3 * 2^(max-log2 - 2) + 4099.
 //
 //   bench_prim --out DIR [--commit SHA] [--min-log2 10] [--max-log2 28] [--only scan,select,sort]
 //              [--runs 15] [--cpu-max-log2 26] [--no-cpu] [--no-thrust]
@@ -103,11 +105,17 @@ struct row {
 };
 std::vector<row> g_rows;
 
+// "2^k" for a power of two, else the size itself.
+std::string size_label(std::size_t n) {
+  if (n != 0 && (n & (n - 1)) == 0) return "2^" + std::to_string(static_cast<int>(std::log2(static_cast<double>(n))));
+  return std::to_string(n);
+}
+
 void print_row(const row& r) {
   const double thr = r.keys ? r.n / (r.median_ms * 1e6) : r.bytes / (r.median_ms * 1e6);
-  std::printf("%-7s %-13s %-19s 2^%-2d %11.4f ms  %8.2f %s  %s\n", r.primitive.c_str(), r.variant.c_str(),
-              r.algorithm.c_str(), static_cast<int>(std::log2(static_cast<double>(r.n))), r.median_ms, thr,
-              r.keys ? "Gkeys/s" : "GB/s   ", r.ok == "FAIL" ? "<-- MISMATCH vs CUB" : r.ok.c_str());
+  std::printf("%-7s %-13s %-20s %-9s %11.4f ms  %8.2f %s  %s\n", r.primitive.c_str(), r.variant.c_str(),
+              r.algorithm.c_str(), size_label(r.n).c_str(), r.median_ms, thr, r.keys ? "Gkeys/s" : "GB/s   ",
+              r.ok == "FAIL" ? "<-- MISMATCH vs CUB" : r.ok.c_str());
   std::fflush(stdout);
 }
 
@@ -174,6 +182,15 @@ __global__ void fill_flags(std::uint8_t* p, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     p[i] = static_cast<std::uint8_t>(hash32(i ^ (seed << 40)) & 1u);  // 50% selected
+}
+// The compact UTF-8 encoder's padded bytes: 4-byte slots of 1-4 bytes (never 0xFF, 62.5 % of all),
+// the rest of each slot 0xFF.
+__global__ void fill_padded(std::uint8_t* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const unsigned len = 1 + (hash32((i / 4) ^ (seed << 40)) & 3u);
+    p[i] = i % 4 < len ? static_cast<std::uint8_t>(hash32(i ^ (seed << 48)) % 255u) : std::uint8_t{0xFF};
+  }
 }
 __global__ void fill_iota(std::uint32_t* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -408,6 +425,54 @@ void bench_select(const options& o, std::size_t n, cudaStream_t s) {
   }
 }
 
+struct not_pad {
+  __host__ __device__ bool operator()(std::uint8_t b) const { return b != 0xFF; }
+};
+
+// The compact encoder's compaction on the same bytes: CUB's DeviceSelect::If and the general fused
+// select (select_if, a byte predicate), prim's select_bytes without and with an end bound (past the
+// end, as the strict encoder's when the text has no error: the kernel it runs).
+void bench_select_bytes(const options& o, std::size_t n, cudaStream_t s) {
+  using T = std::uint8_t;
+  pool<T> in(n), out(n);
+  fill_padded<<<grid_for(in.total()), 256, 0, s>>>(in.buf.data(), in.total(), 6);
+  cu::check_launch("fill");
+  cu::device_buffer<std::size_t> num(4096);
+  cu::device_buffer<std::uint64_t> end(1);
+  const std::uint64_t no_end = ~std::uint64_t{0};
+  cu::check(cudaMemcpyAsync(end.data(), &no_end, sizeof no_end, cudaMemcpyHostToDevice, s), "H2D");
+  cu::device_buffer<T> ref(n + 1), chk(n + 1);
+  auto call = [&](const std::string& alg, void* t, std::size_t& b, const T* src, T* dst, std::size_t* d_num) {
+    if (alg == "select_bytes") return prim::select_bytes(t, b, src, dst, d_num, n, T{0xFF}, nullptr, s);
+    if (alg == "select_bytes_end") return prim::select_bytes(t, b, src, dst, d_num, n, T{0xFF}, end.data(), s);
+    return prim::select_if(t, b, src, dst, d_num, n, not_pad{}, s,
+                           alg == "cub" ? prim::select_algorithm::cub : prim::select_algorithm::fused);
+  };
+  auto run_once = [&](const std::string& alg, T* dst, std::size_t* d_num) {
+    std::size_t b = 0;
+    cu::check(call(alg, nullptr, b, in.slice(0), dst, d_num), "q");
+    cu::device_buffer<unsigned char> t(b);
+    cu::check(call(alg, t.data(), b, in.slice(0), dst, d_num), "select_bytes");
+    std::size_t h = 0;
+    cu::check(cudaMemcpyAsync(&h, d_num, sizeof(h), cudaMemcpyDeviceToHost, s), "D2H");
+    cu::check(cudaStreamSynchronize(s), "sync");
+    return h;
+  };
+  const std::size_t ref_num = run_once("cub", ref.data(), num.data());
+  const double bytes = static_cast<double>(n) + static_cast<double>(ref_num);
+  for (const std::string alg : {"cub", "fused", "select_bytes", "select_bytes_end"}) {
+    auto timed = [&](void* t, std::size_t& b, int k) {
+      return call(alg, t, b, in.slice(k), out.slice(k), num.data() + (k % 4096));
+    };
+    const stats st = time_gpu(timed, o.runs, 2, s);
+    const std::size_t got = run_once(alg, chk.data(), num.data() + 4095);
+    row r{"select", "u8_unpad", alg, n, st.median, st.min, st.runs, bytes};
+    r.ok = got == ref_num && device_equal(ref.data(), chk.data(), ref_num, s) ? "ok" : "FAIL";
+    print_row(r);
+    g_rows.push_back(r);
+  }
+}
+
 void bench_sort(const options& o, std::size_t n, cudaStream_t s) {
   using K = std::uint32_t;
   using V = std::uint32_t;
@@ -591,7 +656,7 @@ void write_outputs(const options& o, const std::string& gpu, double copy_gbps) {
     for (std::size_t i = 0; i < algs.size(); ++i) md << "---|";
     md << '\n';
     for (std::size_t n : sizes) {
-      md << "| 2^" << static_cast<int>(std::log2(static_cast<double>(n))) << " |";
+      md << "| " << size_label(n) << " |";
       for (auto& a : algs) {
         const row* hit = nullptr;
         for (const row* r : by[k])
@@ -620,13 +685,14 @@ void print_summary() {
     const char* variant;
     const char* alg;
   } wants[] = {{"scan", "u32_incl_sum", "decoupled_lookback"}, {"select", "u32_flagged", "fused"},
-               {"select", "u32_if", "fused"}, {"sort", "u32_keys", "onesweep"}, {"sort", "u32_pairs", "onesweep"}};
+               {"select", "u32_if", "fused"}, {"select", "u8_unpad", "select_bytes"},
+               {"sort", "u32_keys", "onesweep"}, {"sort", "u32_pairs", "onesweep"}};
   for (auto& w : wants)
     for (const row& r : g_rows)
       if (r.primitive == w.prim && r.variant == w.variant && r.algorithm == w.alg &&
           (r.n == (1u << 20) || r.n == (1u << 24) || r.n == (1u << 28)))
-        std::printf("%-7s %-13s %-19s 2^%-2d %9.4f ms  %5.3fx CUB  %s\n", r.primitive.c_str(), r.variant.c_str(),
-                    r.algorithm.c_str(), static_cast<int>(std::log2(static_cast<double>(r.n))), r.median_ms,
+        std::printf("%-7s %-13s %-20s %-9s %9.4f ms  %5.3fx CUB  %s\n", r.primitive.c_str(), r.variant.c_str(),
+                    r.algorithm.c_str(), size_label(r.n).c_str(), r.median_ms,
                     r.ratio_vs_cub, r.ok.c_str());
 }
 
@@ -652,8 +718,10 @@ int main(int argc, char** argv) {
       const std::size_t n = std::size_t{1} << lg;
       if (o.scan) bench_scan(o, n, s);
       if (o.select) bench_select(o, n, s);
+      if (o.select) bench_select_bytes(o, n, s);
       if (o.sort) bench_sort(o, n, s);
     }
+    if (o.select && o.max_log2 >= 2) bench_select_bytes(o, (std::size_t{3} << (o.max_log2 - 2)) + 4099, s);
     finish_ratios();
     write_outputs(o, gpu, copy_gbps);
     print_summary();

@@ -18,6 +18,14 @@
 
 namespace gutf8::prim::detail {
 
+// The sum, as an operator type (warp_scan_by<plus_op>, the look-back of counts).
+struct plus_op {
+  template <class X>
+  __device__ __forceinline__ X operator()(const X& a, const X& b) const {
+    return a + b;
+  }
+};
+
 // A warp scan for block_scan::exclusive_parts: inclusive over the first Lanes lanes with Op.
 template <class Op>
 struct warp_scan_by {

@@ -37,8 +37,7 @@ struct elementwise_policy {
 
 // Fused single-pass select: like the scan (items staged through shared memory for the
 // coalesced compacted write). Tiles are sized per input kind (see bench/results/prim_tuning.md);
-// 1-byte items take two vectors a thread (32 registers, 8 blocks per SM: the compact encoder's
-// bytes; four took 44).
+// 1-byte items take two vectors a thread (32 registers, 8 blocks per SM; four took 44).
 template <class T, int Threads, int Vectors, int MinBlocks = 1>
 struct select_shape {
   static constexpr int threads = Threads;
@@ -51,6 +50,21 @@ struct select_shape {
 template <class T, bool Flagged = true>
 struct select_policy
     : select_shape<T, 256, (vec_items<T> == 1 || vec_items<T> <= 4) ? 8 : vec_items<T> >= 16 ? 2 : 4> {};
+
+// Byte compaction (select_bytes.cuh): Threads threads of Vectors rows of 16 bytes (each row's count
+// a 16-bit field of one scanned word: Vectors <= 2); MinBlocks caps registers.
+template <int Threads, int Vectors, int MinBlocks>
+struct select_bytes_shape {
+  static_assert(Vectors >= 1 && Vectors <= 2 && Threads % 32 == 0 && Threads * 16 < 65536,
+                "a row's block total must fit its 16-bit field");
+  static constexpr int threads = Threads;
+  static constexpr int vectors = Vectors;
+  static constexpr int min_blocks = MinBlocks;
+  static constexpr int tile = threads * vectors * 16;
+};
+// As the compact encoder's dedicated kernel before a585a79: 8 KiB tiles (the padded bytes of one
+// expand tile), 32 registers so that 8 blocks (2048 threads) fit an SM.
+using select_bytes_policy = select_bytes_shape<256, 2, 8>;
 
 // Radix sorts.
 // onesweep: 8-bit digits; per-digit pass blocks of Threads x Items keys (tile positions are

@@ -155,12 +155,6 @@ struct item_registers<T, K, V, true> {
   }
   __device__ __forceinline__ const unsigned (&words(int k) const)[W] { return w[k]; }
 };
-struct plus_op {
-  template <class X>
-  __device__ __forceinline__ X operator()(const X& a, const X& b) const {
-    return a + b;
-  }
-};
 
 // Per-row selection counts of a lane, packed into 64-bit words so that one warp shuffle scan
 // per word ranks many rows at once: a warp's count for one row is at most 32 * V, so each row

@@ -6,8 +6,8 @@
 //     (tile_rank.cuh, kernels/prim); each warp stages its bytes in shared memory a word at a time
 //     (word_appender, the UTF-8 forms from a shared table) while warp 0 looks back, then writes
 //     them with aligned 16-byte stores.
-//   * encode_expand_kernel + kernels/prim's select: every element writes 4 bytes padded with 0xFF
-//     (a byte UTF-8 never contains), then a stream compaction removes the padding.
+//   * encode_expand_kernel + kernels/prim's select_bytes: every element writes 4 bytes padded with
+//     0xFF (a byte UTF-8 never contains), then a byte compaction removes the padding.
 #pragma once
 
 #include "utf8/lane_encode.cuh"
@@ -242,31 +242,5 @@ __global__ void __launch_bounds__(block_threads)
       atomicMin(reinterpret_cast<unsigned long long*>(&acc->select_end), 4 * e_base + ts.first);
   }
 }
-
-// Compact encoder, pass 2 (kernels/prim's select): the padded bytes that are not 0xFF, before the
-// first error under strict (select_end, recorded by pass 1).
-struct padded_byte_selector {
-  static constexpr bool reads_flags = false;
-  const u64* end;  // accum::select_end
-
-  // V bytes at once, as their 32-bit words: those that are not 0xFF (SWAR), below end.
-  template <int V>
-  __device__ __forceinline__ u32 select_bits(std::size_t i, const u32 (&w)[V / 4]) const {
-    u32 bits = 0;
-#pragma unroll
-    for (int k = 0; k < V / 4; ++k) {
-      const u32 inv = ~w[k];  // 0xFF bytes -> 0
-      bits |= lanes_to_bits((((inv & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | inv) & lane_hi) << (4 * k);
-    }
-    const u64 e = *end;
-    if (i + V > e) bits &= e <= i ? 0u : (1u << (e - i)) - 1u;
-    return bits;
-  }
-  __device__ __forceinline__ bool select_one(std::size_t i, const u8& x) const { return x != 0xFFu && i < *end; }
-  template <int V>
-  bool vector_ok() const {
-    return true;
-  }
-};
 
 }  // namespace gutf8::kern

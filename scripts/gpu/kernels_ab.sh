@@ -5,7 +5,8 @@
 # 2. compute-sanitizer memcheck of the codec's and the primitives' sanitizer-sized tests,
 # 3. codec A/B: BASE_BUNDLE/bench/bench_codec against .device/bench/bench_codec, ROUNDS rounds
 #    interleaved (abn.sh; OUT/codec_ab.txt), and the same for bench_prim's scan and select at 2^28
-#    (OUT/prim_ab.txt). Each part is bounded; a summary is printed last.
+#    (OUT/prim_ab.txt; the byte compaction also at a size that is no power of two). Each part is
+#    bounded; a summary is printed last.
 set -uo pipefail
 out=${1:?usage: kernels_ab.sh OUT BASE_BUNDLE [ROUNDS]}
 base=${2:?usage: kernels_ab.sh OUT BASE_BUNDLE [ROUNDS]}
@@ -44,6 +45,6 @@ echo "=== memcheck"; tail -n 3 "$out/memcheck_codec.log" "$out/memcheck_prim.log
 for f in "$out"/ncu_*.txt; do [[ -f $f ]] && { echo "=== $(basename "$f")"; grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Issue Slots|No Eligible|Warp Cycles Per Issued|Stall|Eligible Warps" "$f" | head -n 40; }; done
 echo "=== codec A/B (base, new: per-round GB/s, mean, ratio)"; cat "$out/codec_ab.txt"
 echo "=== prim A/B at 2^28 (bench_prim, each round: base then new)"
-grep -H "2^28" "$out"/prim-*.log | sed "s|$out/||"
+grep -HE "2\^28|u8_unpad" "$out"/prim-*.log | sed "s|$out/||"
 # Everything in one file, for callers that can fetch only a few files back.
 tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"

@@ -9,6 +9,11 @@
 // * d_out must not overlap d_in / d_flags.
 // * Algorithms: `fused` (default, single pass with decoupled look-back), `cub`
 //   (cub::DeviceSelect), or flags -> exclusive scan -> scatter on any scan algorithm.
+//
+//   gutf8::prim::select_bytes(d_temp, temp_bytes, d_in, d_out, d_num_selected, n, pad, d_end, s);
+//
+// * A named variant for bytes: those of d_in[0 .. n) that are not `pad`, and (d_end not null)
+//   lie before *d_end, a 64-bit bound in device memory read by the kernel; single pass.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,6 +25,7 @@
 
 #include "gutf8/prim/scan.cuh"
 #include "prim/select.cuh"
+#include "prim/select_bytes.cuh"
 
 namespace gutf8::prim {
 
@@ -99,6 +105,13 @@ cudaError_t select_if(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d
   }
   return detail::select_dispatch(d_temp, temp_bytes, d_in, detail::pred_selector<Pred>{pred}, d_out,
                                  d_num_selected, n, stream, alg);
+}
+
+template <class NumT>
+cudaError_t select_bytes(void* d_temp, std::size_t& temp_bytes, const std::uint8_t* d_in, std::uint8_t* d_out,
+                         NumT* d_num_selected, std::size_t n, std::uint8_t pad, const std::uint64_t* d_end = nullptr,
+                         cudaStream_t stream = nullptr) {
+  return detail::select_bytes_impl(d_temp, temp_bytes, d_in, d_out, d_num_selected, n, pad, d_end, stream);
 }
 
 }  // namespace gutf8::prim
