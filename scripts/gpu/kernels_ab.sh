@@ -4,6 +4,7 @@
 # 1. GPU and primitive tests of the bundle in .device (logs OUT/gpu_tests.log, OUT/prim_tests.log),
 # 2. compute-sanitizer memcheck of the codec's and the primitives' sanitizer-sized tests,
 # 3. codec A/B: BASE_BUNDLE/bench/bench_codec against .device/bench/bench_codec, ROUNDS rounds
+#    (GUTF8_AB_ARGS: more bench_codec arguments, e.g. --ops encode_compact,encode_fused)
 #    interleaved (abn.sh; OUT/codec_ab.txt), and the same for bench_prim's scan and select at 2^28
 #    (OUT/prim_ab.txt; the byte compaction also at a size that is no power of two). Each part is
 #    bounded; a summary is printed last.
@@ -18,7 +19,7 @@ step() { local name=$1 limit=$2; shift 2; local t=$SECONDS; timeout "$limit" "$@
 step gpu_tests 200 sh -c ".device/tests/gutf8_gpu_tests --gtest_brief=1 > '$out/gpu_tests.log' 2>&1"
 step prim_tests 150 sh -c ".device/tests/gutf8_prim_tests --gtest_brief=1 > '$out/prim_tests.log' 2>&1"
 step memcheck 150 sh -c "compute-sanitizer --tool memcheck --error-exitcode 9 .device/tests/gutf8_gpu_tests --gtest_brief=1 --gtest_filter='GpuSanitizerSweep*' > '$out/memcheck_codec.log' 2>&1 && compute-sanitizer --tool memcheck --error-exitcode 9 .device/tests/gutf8_prim_tests --gtest_brief=1 --gtest_filter='PrimSanitizerSweep*:PrimBuildingBlocks.Flagged*' > '$out/memcheck_prim.log' 2>&1"
-step codec_ab "${GUTF8_AB_LIMIT:-330}" sh -c "bash scripts/gpu/abn.sh '$out/codec' $rounds '$base/bench/bench_codec' .device/bench/bench_codec -- --runs ${GUTF8_AB_RUNS:-9} --budget 120 > '$out/codec_ab.txt' 2>&1"
+step codec_ab "${GUTF8_AB_LIMIT:-330}" sh -c "bash scripts/gpu/abn.sh '$out/codec' $rounds '$base/bench/bench_codec' .device/bench/bench_codec -- --runs ${GUTF8_AB_RUNS:-9} --budget 120 ${GUTF8_AB_ARGS:-} > '$out/codec_ab.txt' 2>&1"
 prim_ab() {
   for ((r = 1; r <= rounds; ++r)); do
     for b in "$base" .device; do
