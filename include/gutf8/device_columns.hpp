@@ -12,7 +12,9 @@
 //
 // Conventions (unlike the flat device API in gutf8/device.hpp, results here are whole Arrow
 // arrays that own their memory):
-//   * the work runs on `stream`, after the input's sync_event (when it has one);
+//   * the work runs on `stream`, after the input's sync_event (when it has one), and may go on
+//     after the call returns: the input must stay alive and unchanged until `stream` has done it
+//     (e.g. until a result's sync_event, or a synchronisation of `stream`);
 //   * results and temporaries are stream-ordered allocations on `stream` from `pool` (null: the
 //     device's current pool; plain cudaMalloc where the device has no pools). Pass a pool that
 //     keeps freed memory (gutf8::cuda::memory_pool, RMM's, CuPy's) to repeat calls without

@@ -11,6 +11,7 @@
 
 #ifdef GUTF8_PY_CUDA
 #include "device_run.hpp"
+#include "gutf8/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #endif
 
@@ -183,6 +184,8 @@ nb::object col_device(std::string_view op, nb::handle schema, nb::handle array, 
       else if (op == "cast_to_utf8") out = dev::cast_to_utf8(*in.array, *in.schema, policy, opt, stream);
       else if (op == "count_code_points") out = dev::count_code_points(*in.array, *in.schema, policy, opt, stream);
       else throw gutf8::error(gutf8::errc::invalid_argument, "unknown column operation");
+      // The input is borrowed for this call: its capsules go (and may free it) once we return.
+      gutf8::cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 #else
       (void)stream_handle;
       throw gutf8::error(gutf8::errc::no_device, "gutf8 was built without CUDA: a CUDA column cannot be read");

@@ -27,7 +27,8 @@ using shared::buffers_of;
 using shared::call_memory;
 using shared::launch;
 
-// The gathered rows' buffers (cudaMalloc: their owner outlives the call's temporaries).
+// The gathered rows' buffers (cudaMalloc; their cudaFree waits for the device, which a
+// stream-ordered gather would spare: the view path is untuned).
 template <class T>
 cuda::device_buffer<T> temporary(u64 n) {
   return cuda::device_buffer<T>(n);
