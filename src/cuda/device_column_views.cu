@@ -69,10 +69,10 @@ gathered gather(const call_memory& mem, const internal::columns::view_array& v) 
   check(cudaMemsetAsync(first_bad.data(), 0xFF, sizeof(u64), stream), "cudaMemsetAsync");
   launch("view_lengths_kernel", view_lengths_kernel, rows + 1, stream, src, rows, g.offsets.data(),
          reinterpret_cast<ull*>(first_bad.data()));
-  shared::exclusive_sum(mem, g.offsets.data(), rows + 1);
-  if (const u64 bad = shared::download(first_bad.data(), stream); bad != ~u64{0})
+  shared::exclusive_sum_in_place(mem, g.offsets.data(), rows + 1);
+  if (const u64 bad = shared::download_one(first_bad.data(), stream); bad != ~u64{0})
     internal::columns::bad_view(static_cast<std::int64_t>(bad / 8), static_cast<detail::view_fault>(bad % 8));
-  const u64 total = shared::download(g.offsets.data() + rows, stream);
+  const u64 total = shared::download_one(g.offsets.data() + rows, stream);
   g.data = temporary<u8>(std::max<u64>(total, 1));
   copy_rows(src, g.offsets.data(), rows, total, g.data.data(), stream);
   g.rows = {g.data.data(), reinterpret_cast<const std::int64_t*>(g.offsets.data()), v.validity,
@@ -96,8 +96,8 @@ column view_column(const call_memory& mem, const column& repaired) {
   const auto* data = static_cast<const u8*>(a.buffers[2]);
   const auto long_at = mem.temp<u64>(rows + 1);
   launch("long_row_bytes_kernel", long_row_bytes_kernel, rows + 1, stream, offsets, rows, long_at.data());
-  shared::exclusive_sum(mem, long_at.data(), rows + 1);
-  const u64 total = shared::download(long_at.data() + rows, stream);
+  shared::exclusive_sum_in_place(mem, long_at.data(), rows + 1);
+  const u64 total = shared::download_one(long_at.data() + rows, stream);
   if (total > static_cast<u64>(std::numeric_limits<std::int32_t>::max()))
     throw error(errc::output_too_small, "gutf8 device columns: the repaired view column's long rows hold " +
                                             std::to_string(total) + " bytes, more than one int32-addressed buffer");

@@ -15,7 +15,6 @@
 #include "cuda/device_columns_shared.hpp"
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
-#include "gutf8/prim/scan.cuh"
 #include "utf8/kernel_column_write.cuh"
 #include "utf8/kernel_columns.cuh"
 
@@ -33,24 +32,10 @@ using internal::columns::string_array;
 using cuda::check;
 using shared::buffers_of;
 using shared::call_memory;
+using shared::download_one;
+using shared::exclusive_sum_in_place;
 using shared::launch;
-using shared::sm_count;
 using shared::walk_grid;
-
-void exclusive_sum_in_place(const call_memory& mem, u64* d, u64 n) {
-  std::size_t temp_bytes = 0;
-  check(prim::exclusive_sum(nullptr, temp_bytes, d, d, n, mem.stream()), "prim::exclusive_sum (size)");
-  const auto temp = mem.temp<std::byte>(temp_bytes);
-  check(prim::exclusive_sum(temp.data(), temp_bytes, d, d, n, mem.stream()), "prim::exclusive_sum");
-}
-
-template <class T>
-T download_one(const T* d, cudaStream_t stream) {
-  T v{};
-  check(cudaMemcpyAsync(&v, d, sizeof(T), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync D2H");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  return v;
-}
 
 template <class T>
 void upload_one(T* d, const T& v, cudaStream_t stream) {
@@ -169,21 +154,6 @@ std::pair<buffer, std::int64_t> result_bits(const call_memory& mem, const column
   return {std::move(bits), zeros};
 }
 
-column device_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> valid,
-                     std::vector<buffer> rest) {
-  array_parts p;
-  p.format = format;
-  p.length = static_cast<std::int64_t>(rows);
-  p.null_count = valid.second;
-  p.buffers.push_back(std::move(valid.first));
-  for (buffer& b : rest) p.buffers.push_back(std::move(b));
-  p.device_type = ARROW_DEVICE_CUDA;
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  p.device_id = device;
-  p.sync_event = mem.sync_event();
-  return internal::columns::make_column(std::move(p));
-}
 
 template <class Off>
 row_validity is_valid_rows(const call_memory& mem, const column_rows<Off>& r, const column_options& opt) {
@@ -198,13 +168,13 @@ row_validity is_valid_rows(const call_memory& mem, const column_rows<Off>& r, co
     launch("first_errors_kernel", first_errors_kernel<Off>, r.length, mem.stream(), r,
            static_cast<const u32*>(a.valid_bits.get()), static_cast<const u64*>(first.data()),
            static_cast<long long*>(offsets.get()), static_cast<u8*>(kinds.get()));
-    out.error_offsets = device_column(mem, "l", r.length, result_bits(mem, r, a.valid_bits.get(), true),
+    out.error_offsets = shared::result_column(mem, "l", r.length, result_bits(mem, r, a.valid_bits.get(), true),
                                       buffers_of(std::move(offsets)));
-    out.error_kinds = device_column(mem, "C", r.length, result_bits(mem, r, a.valid_bits.get(), true),
+    out.error_kinds = shared::result_column(mem, "C", r.length, result_bits(mem, r, a.valid_bits.get(), true),
                                     buffers_of(std::move(kinds)));
   }
   auto validity = result_bits(mem, r, nullptr, false);
-  out.valid = device_column(mem, "b", r.length, std::move(validity), buffers_of(std::move(a.valid_bits)));
+  out.valid = shared::result_column(mem, "b", r.length, std::move(validity), buffers_of(std::move(a.valid_bits)));
   return out;
 }
 
@@ -216,7 +186,7 @@ column count_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid 
   if (policy == on_invalid::raise && a.totals.invalid_rows != 0)
     internal::columns::raise_invalid(first_error_of(mem, r, a.totals));
   const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
-  return device_column(mem, sizeof(Off) == 8 ? "l" : "i", r.length,
+  return shared::result_column(mem, sizeof(Off) == 8 ? "l" : "i", r.length,
                        result_bits(mem, r, null_invalid ? a.valid_bits.get() : nullptr, false),
                        buffers_of(std::move(counts)));
 }
@@ -253,7 +223,7 @@ column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid
   const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
   auto validity = result_bits(mem, r, null_invalid ? a.valid_bits.get() : nullptr, false);
   if (a.totals.invalid_rows == 0 && a.totals.null_bytes == 0)
-    return device_column(mem, format, r.length, std::move(validity), copied_rows(mem, r));
+    return shared::result_column(mem, format, r.length, std::move(validity), copied_rows(mem, r));
   if (null_invalid)  // the sizes of the valid rows only
     a.totals = scan<Off>(mem, r, row_sum::row_bytes, nullptr, nullptr, seg_at.data(),
                          static_cast<const u32*>(a.valid_bits.get()), false).totals;
@@ -272,7 +242,7 @@ column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid
   const column_grid g = walk_grid(column_write_kernel<Off>, segments);
   column_write_kernel<Off><<<g.blocks, column_block_threads, 0, mem.stream()>>>(r, o, g.segs_per_warp);
   cuda::check_launch("column_write_kernel");
-  return device_column(mem, format, r.length, std::move(validity), buffers_of(std::move(offsets), std::move(data)));
+  return shared::result_column(mem, format, r.length, std::move(validity), buffers_of(std::move(offsets), std::move(data)));
 }
 
 // A view array's rows, gathered: per-row results as they are, counts int32 and repairs utf8_view
@@ -341,17 +311,22 @@ column count_code_points(const ArrowDeviceArray& array, const ArrowSchema& schem
 
 }  // namespace gutf8::device
 
-// What device_column_views.cu borrows (device_columns_shared.hpp), so both scan and hand out
-// results one way.
 namespace gutf8::device::shared {
 
-column result_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> validity,
+column result_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> valid,
                      std::vector<buffer> rest) {
-  return device_column(mem, format, rows, std::move(validity), std::move(rest));
+  internal::columns::array_parts p;
+  p.format = format;
+  p.length = static_cast<std::int64_t>(rows);
+  p.null_count = valid.second;
+  p.buffers.push_back(std::move(valid.first));
+  for (buffer& b : rest) p.buffers.push_back(std::move(b));
+  p.device_type = ARROW_DEVICE_CUDA;
+  int device = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  p.device_id = device;
+  p.sync_event = mem.sync_event();
+  return internal::columns::make_column(std::move(p));
 }
-
-void exclusive_sum(const call_memory& mem, u64* d, u64 n) { exclusive_sum_in_place(mem, d, n); }
-
-u64 download(const u64* d, cudaStream_t stream) { return download_one(d, stream); }
 
 }  // namespace gutf8::device::shared

@@ -15,6 +15,7 @@
 
 #include "columns/arrow_io.hpp"
 #include "gutf8/cuda_resources.hpp"
+#include "gutf8/prim/scan.cuh"
 #include "utf8/warp_column_rows.cuh"
 
 namespace gutf8::device::shared {
@@ -68,22 +69,22 @@ column_grid walk_grid(Kernel kernel, u64 segments) {
 class call_memory {
  public:
   call_memory(cudaStream_t stream, cudaMemPool_t pool)
-      : stream_(stream), pool_(pool), ordered_(cuda::stream_ordered_memory()), state_(std::make_shared<state>()) {
+      : pool_(pool), ordered_(cuda::stream_ordered_memory()), state_(std::make_shared<state>()) {
     cuda::check(cudaEventCreateWithFlags(&state_->done, cudaEventDisableTiming), "cudaEventCreate");
     state_->stream = stream;
   }
   ~call_memory() {
-    cudaEventRecord(state_->done, stream_);
+    cudaEventRecord(state_->done, state_->stream);
     state_->ended = true;
   }
   call_memory(const call_memory&) = delete;
   call_memory& operator=(const call_memory&) = delete;
 
-  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
+  [[nodiscard]] cudaStream_t stream() const noexcept { return state_->stream; }
 
   template <class T>
   [[nodiscard]] cuda::stream_buffer<T> temp(std::size_t n) const {
-    return cuda::stream_buffer<T>(n, stream_, pool_);
+    return cuda::stream_buffer<T>(n, stream(), pool_);
   }
 
   // Memory that a result array owns and frees on release.
@@ -95,9 +96,9 @@ class call_memory {
       return buffer(p, [](void* q) { cudaFree(q); });
     }
     if (pool_ != nullptr)
-      cuda::check(cudaMallocFromPoolAsync(&p, bytes, pool_, stream_), "cudaMallocFromPoolAsync (column result)");
+      cuda::check(cudaMallocFromPoolAsync(&p, bytes, pool_, stream()), "cudaMallocFromPoolAsync (column result)");
     else
-      cuda::check(cudaMallocAsync(&p, bytes, stream_), "cudaMallocAsync (column result)");
+      cuda::check(cudaMallocAsync(&p, bytes, stream()), "cudaMallocAsync (column result)");
     int device = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
     return buffer(p, [s = state_, device](void* q) { s->free(q, device); });
@@ -111,7 +112,7 @@ class call_memory {
  private:
   struct state {
     cudaEvent_t done = nullptr;
-    cudaStream_t stream = nullptr;  // the call's, used only while the call runs
+    cudaStream_t stream = nullptr;  // the call's; frees use it only while the call runs
     bool ended = false;
     state() = default;
     state(const state&) = delete;
@@ -133,17 +134,30 @@ class call_memory {
     }
   };
 
-  cudaStream_t stream_;
   cudaMemPool_t pool_;
   bool ordered_;
   std::shared_ptr<state> state_;
 };
 
-// Defined in device_columns.cu, so that view results are scanned and handed out as its own are.
-// A CUDA column over `rest` after its validity, its sync_event the call's.
+// In place, on the call's stream (gutf8::prim).
+inline void exclusive_sum_in_place(const call_memory& mem, u64* d, u64 n) {
+  std::size_t temp_bytes = 0;
+  cuda::check(prim::exclusive_sum(nullptr, temp_bytes, d, d, n, mem.stream()), "prim::exclusive_sum (size)");
+  const auto temp = mem.temp<std::byte>(temp_bytes);
+  cuda::check(prim::exclusive_sum(temp.data(), temp_bytes, d, d, n, mem.stream()), "prim::exclusive_sum");
+}
+
+// One value from device memory; synchronises the stream.
+template <class T>
+T download_one(const T* d, cudaStream_t stream) {
+  T v{};
+  cuda::check(cudaMemcpyAsync(&v, d, sizeof(T), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync D2H");
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return v;
+}
+
+// A CUDA column over `rest` after its validity, its sync_event the call's (device_columns.cu).
 column result_column(const call_memory& mem, const char* format, u64 rows, std::pair<buffer, std::int64_t> validity,
                      std::vector<buffer> rest);
-void exclusive_sum(const call_memory& mem, u64* d, u64 n);  // in place (gutf8::prim), on the call's stream
-u64 download(const u64* d, cudaStream_t stream);             // one value; synchronises
 
 }  // namespace gutf8::device::shared
