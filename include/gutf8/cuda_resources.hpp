@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "gutf8/error.hpp"
@@ -39,6 +40,13 @@ struct device_free {
 struct host_free {
   void operator()(void* p) const noexcept { cudaFreeHost(p); }
 };
+// Owns a CUDA handle (a pointer type) and destroys it with its runtime call.
+template <class Handle, cudaError_t (*Destroy)(Handle)>
+struct handle_destroy {
+  void operator()(Handle h) const noexcept { Destroy(h); }
+};
+template <class Handle, cudaError_t (*Destroy)(Handle)>
+using unique_handle = std::unique_ptr<std::remove_pointer_t<Handle>, handle_destroy<Handle, Destroy>>;
 }  // namespace detail
 
 // Device memory for n objects of T (uninitialised).
@@ -100,24 +108,16 @@ class memory_pool {
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location = {cudaMemLocationTypeDevice, device};
-    check(cudaMemPoolCreate(&p_, &props), "cudaMemPoolCreate");
+    cudaMemPool_t p = nullptr;
+    check(cudaMemPoolCreate(&p, &props), "cudaMemPoolCreate");
+    p_.reset(p);
     auto keep_all = ~std::uint64_t{0};
-    check(cudaMemPoolSetAttribute(p_, cudaMemPoolAttrReleaseThreshold, &keep_all), "cudaMemPoolSetAttribute");
+    check(cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep_all), "cudaMemPoolSetAttribute");
   }
-  ~memory_pool() {
-    if (p_ != nullptr) cudaMemPoolDestroy(p_);
-  }
-  memory_pool(memory_pool&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  memory_pool& operator=(memory_pool&& o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  memory_pool(const memory_pool&) = delete;
-  memory_pool& operator=(const memory_pool&) = delete;
-  [[nodiscard]] cudaMemPool_t get() const noexcept { return p_; }
+  [[nodiscard]] cudaMemPool_t get() const noexcept { return p_.get(); }
 
  private:
-  cudaMemPool_t p_ = nullptr;
+  detail::unique_handle<cudaMemPool_t, cudaMemPoolDestroy> p_;
 };
 
 // Whether the current device serves stream-ordered allocations (cudaMallocAsync).
@@ -171,50 +171,38 @@ class stream_buffer {
 
 class stream {
  public:
-  stream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~stream() {
-    if (s_ != nullptr) cudaStreamDestroy(s_);
+  stream() {
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    s_.reset(s);
   }
-  stream(stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  stream& operator=(stream&& o) noexcept {
-    std::swap(s_, o.s_);
-    return *this;
-  }
-  stream(const stream&) = delete;
-  stream& operator=(const stream&) = delete;
-  [[nodiscard]] cudaStream_t get() const noexcept { return s_; }
-  operator cudaStream_t() const noexcept { return s_; }  // NOLINT: reads like CUB's stream args
-  void synchronize() const { check(cudaStreamSynchronize(s_), "cudaStreamSynchronize"); }
+  [[nodiscard]] cudaStream_t get() const noexcept { return s_.get(); }
+  operator cudaStream_t() const noexcept { return s_.get(); }  // NOLINT: reads like CUB's stream args
+  void synchronize() const { check(cudaStreamSynchronize(get()), "cudaStreamSynchronize"); }
 
  private:
-  cudaStream_t s_ = nullptr;
+  detail::unique_handle<cudaStream_t, cudaStreamDestroy> s_;
 };
 
 class event {
  public:
-  event() { check(cudaEventCreate(&e_), "cudaEventCreate"); }
-  ~event() {
-    if (e_ != nullptr) cudaEventDestroy(e_);
+  event() {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreate(&e), "cudaEventCreate");
+    e_.reset(e);
   }
-  event(event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  event& operator=(event&& o) noexcept {
-    std::swap(e_, o.e_);
-    return *this;
-  }
-  event(const event&) = delete;
-  event& operator=(const event&) = delete;
-  [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }
-  void record(cudaStream_t s = nullptr) { check(cudaEventRecord(e_, s), "cudaEventRecord"); }
-  void synchronize() const { check(cudaEventSynchronize(e_), "cudaEventSynchronize"); }
+  [[nodiscard]] cudaEvent_t get() const noexcept { return e_.get(); }
+  void record(cudaStream_t s = nullptr) { check(cudaEventRecord(get(), s), "cudaEventRecord"); }
+  void synchronize() const { check(cudaEventSynchronize(get()), "cudaEventSynchronize"); }
   // Milliseconds from `start` to this event (both recorded and complete).
   [[nodiscard]] float elapsed_since(const event& start) const {
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, start.e_, e_), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, start.get(), get()), "cudaEventElapsedTime");
     return ms;
   }
 
  private:
-  cudaEvent_t e_ = nullptr;
+  detail::unique_handle<cudaEvent_t, cudaEventDestroy> e_;
 };
 
 // Why no GPU is usable, or an empty string when one is.
