@@ -134,10 +134,7 @@ TEST_P(Columns, EmptyAndAllNull) {
 TEST_P(Columns, RandomRows) {
   auto g = rng(21);
   std::vector<row> rows;
-  std::uniform_int_distribution<std::size_t> size(0, 300);
-  std::bernoulli_distribution null(0.07), dirty(0.2);
-  for (int i = 0; i < 4999; ++i)
-    rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? 0.05 : 0.0)));
+  add_random_rows(rows, g, 4999, 300, 0.07, 0.2, 0.05);
   check_all_operations(rows, GetParam());
 }
 
@@ -158,11 +155,8 @@ TEST(ColumnsSizes, RowsAroundRunBoundaries) {
 
 TEST(ColumnsSizes, MillionsOfTinyRows) {
   auto g = rng(11);
-  std::uniform_int_distribution<std::size_t> size(0, 4);
-  std::bernoulli_distribution null(0.01), dirty(0.01);
   std::vector<row> rows;
-  for (int i = 0; i < 2'000'003; ++i)
-    rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? 0.5 : 0.0)));
+  add_random_rows(rows, g, 2'000'003, 4, 0.01, 0.01, 0.5);
   arrow_strings in(rows, arrow_layout{false, true, 1, 2, "\x80"});
   column_options opt;
   const expected_validity ev = expect_validity(rows);

@@ -21,64 +21,26 @@ namespace {
 
 using std::string;
 
-// A host test array copied to the GPU as it is (slice, offsets and junk under nulls included),
-// without a validity bitmap when it has no nulls; `misalign` bytes in front of the data make its
-// pointer unaligned (the kernels' guarded loads).
-class device_strings {
+// Device copies of a host test array's buffers and the ArrowDeviceArray over them (the buffers
+// table a host array of device pointers, as the Device Data Interface has it).
+class device_arrow {
  public:
-  explicit device_strings(const arrow_strings& host, bool large, std::size_t misalign = 0)
-      : validity_(host.validity().size()), data_(std::max<std::size_t>(host.data().size() + misalign, 1)) {
-    const std::vector<std::int64_t> all = host.offsets();
-    validity_.upload(std::span(host.validity()));
-    if (large) {
-      offsets_ = cuda::device_buffer<std::byte>(all.size() * 8);
-      cuda::check(cudaMemcpy(offsets_.data(), all.data(), all.size() * 8, cudaMemcpyHostToDevice), "upload");
-    } else {
-      const std::vector<std::int32_t> narrow(all.begin(), all.end());
-      offsets_ = cuda::device_buffer<std::byte>(narrow.size() * 4);
-      cuda::check(cudaMemcpy(offsets_.data(), narrow.data(), narrow.size() * 4, cudaMemcpyHostToDevice), "upload");
-    }
-    cuda::check(cudaMemcpy(data_.data() + misalign, host.data().data(), host.data().size(), cudaMemcpyHostToDevice),
-                "upload");
-    // No nulls: no bitmap, as most producers hand over (the kernels' shortcut for it).
-    buffers_[0] = host.array().null_count == 0 ? nullptr : validity_.data();
-    buffers_[1] = offsets_.data();
-    buffers_[2] = data_.data() + misalign;
-    array_.array = host.array();
-    array_.array.buffers = buffers_;
-    array_.device_type = ARROW_DEVICE_CUDA;
-    int device = 0;
-    cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-    array_.device_id = device;
-    cuda::check(cudaDeviceSynchronize(), "upload");
-  }
   [[nodiscard]] const ArrowDeviceArray& array() const noexcept { return array_; }
 
- private:
-  cuda::device_buffer<std::uint8_t> validity_;
-  cuda::device_buffer<std::byte> offsets_;
-  cuda::device_buffer<char> data_;
-  const void* buffers_[3]{};
-  ArrowDeviceArray array_{};
-};
-
-// A host view array (arrow_layout::view) copied to the GPU as it is: validity, views, every data
-// buffer and the variadic sizes buffer in device memory, the buffers table a host array of device
-// pointers (as the Device Data Interface has it); a missing data buffer stays missing. `misalign`
-// bytes in front of the views and data buffers take the views off 16-byte (or any) alignment.
-class device_views {
- public:
-  explicit device_views(const arrow_strings& host, std::size_t misalign = 0) {
-    const ArrowArray& a = host.array();
-    const auto count = static_cast<std::size_t>(a.n_buffers - 3);
-    const auto* sizes = static_cast<const std::int64_t*>(a.buffers[a.n_buffers - 1]);
-    // No nulls: no bitmap, as most producers hand over.
-    pointers_.push_back(a.null_count == 0 ? nullptr : upload(host.validity().data(), host.validity().size(), 0));
-    pointers_.push_back(upload(host.views().data(), host.views().size(), misalign));
-    for (std::size_t k = 0; k < count; ++k)
-      pointers_.push_back(upload(a.buffers[2 + k], static_cast<std::size_t>(sizes[k]), misalign));
-    pointers_.push_back(upload(sizes, count * sizeof(std::int64_t), 0));
-    array_.array = a;
+ protected:
+  // A device copy of `bytes` at `host` (null stays null), `misalign` bytes into its allocation.
+  void add(const void* host, std::size_t bytes, std::size_t misalign = 0) {
+    if (host == nullptr) {
+      pointers_.push_back(nullptr);
+      return;
+    }
+    const cuda::device_buffer<char>& d = memory_.emplace_back(std::max<std::size_t>(bytes + misalign, 1));
+    cuda::check(cudaMemcpy(d.data() + misalign, host, bytes, cudaMemcpyHostToDevice), "upload");
+    pointers_.push_back(d.data() + misalign);
+  }
+  // The array over the buffers added, on the current device, its uploads finished.
+  void finish(const ArrowArray& host) {
+    array_.array = host;
     array_.array.buffers = pointers_.data();
     array_.device_type = ARROW_DEVICE_CUDA;
     int device = 0;
@@ -86,18 +48,50 @@ class device_views {
     array_.device_id = device;
     cuda::check(cudaDeviceSynchronize(), "upload");
   }
-  [[nodiscard]] const ArrowDeviceArray& array() const noexcept { return array_; }
 
  private:
-  const void* upload(const void* host, std::size_t bytes, std::size_t misalign) {
-    if (host == nullptr) return nullptr;
-    const cuda::device_buffer<char>& d = memory_.emplace_back(std::max<std::size_t>(bytes + misalign, 1));
-    cuda::check(cudaMemcpy(d.data() + misalign, host, bytes, cudaMemcpyHostToDevice), "upload");
-    return d.data() + misalign;
-  }
   std::deque<cuda::device_buffer<char>> memory_;
   std::vector<const void*> pointers_;
   ArrowDeviceArray array_{};
+};
+
+// A host test array copied to the GPU as it is (slice, offsets and junk under nulls included),
+// without a validity bitmap when it has no nulls; `misalign` bytes in front of the data make its
+// pointer unaligned (the kernels' guarded loads).
+class device_strings : public device_arrow {
+ public:
+  explicit device_strings(const arrow_strings& host, bool large, std::size_t misalign = 0) {
+    const std::vector<std::int64_t> all = host.offsets();
+    // No nulls: no bitmap, as most producers hand over (the kernels' shortcut for it).
+    add(host.array().null_count == 0 ? nullptr : host.validity().data(), host.validity().size());
+    if (large) {
+      add(all.data(), all.size() * 8);
+    } else {
+      const std::vector<std::int32_t> narrow(all.begin(), all.end());
+      add(narrow.data(), narrow.size() * 4);
+    }
+    add(host.data().data(), host.data().size(), misalign);
+    finish(host.array());
+  }
+};
+
+// A host view array (arrow_layout::view) copied to the GPU as it is: validity, views, every data
+// buffer and the variadic sizes buffer in device memory; a missing data buffer stays missing.
+// `misalign` bytes in front of the views and data buffers take the views off 16-byte (or any)
+// alignment.
+class device_views : public device_arrow {
+ public:
+  explicit device_views(const arrow_strings& host, std::size_t misalign = 0) {
+    const ArrowArray& a = host.array();
+    const auto count = static_cast<std::size_t>(a.n_buffers - 3);
+    const auto* sizes = static_cast<const std::int64_t*>(a.buffers[a.n_buffers - 1]);
+    // No nulls: no bitmap, as most producers hand over.
+    add(a.null_count == 0 ? nullptr : host.validity().data(), host.validity().size());
+    add(host.views().data(), host.views().size(), misalign);
+    for (std::size_t k = 0; k < count; ++k) add(a.buffers[2 + k], static_cast<std::size_t>(sizes[k]), misalign);
+    add(sizes, count * sizeof(std::int64_t));
+    finish(a);
+  }
 };
 
 // A device result copied to host memory, readable with the helpers of arrow_columns.hpp.
@@ -256,13 +250,10 @@ TEST(GpuColumns, EdgeRowsEveryLayout) {
 TEST(GpuColumns, RandomRowsAroundSegments) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(17);
-  std::uniform_int_distribution<std::size_t> size(0, 2100);
-  std::bernoulli_distribution null(0.05), dirty(0.2);
   std::vector<row> rows;
   for (const std::size_t n : {31u, 32u, 33u, 255u, 1023u, 1024u, 1025u, 2047u, 2049u, 1u, 3u})
     rows.push_back(random_text(g, n, 0.01));
-  for (int i = 0; i < 20011; ++i)
-    rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? 0.03 : 0.0)));
+  add_random_rows(rows, g, 20011, 2100, 0.05, 0.2, 0.03);
   expect_same_as_cpu(rows, arrow_layout{false, true, 2, 1, "\xF0"});
   expect_same_as_cpu(rows, arrow_layout{true, false, 0, 0, ""});
 }
@@ -287,11 +278,8 @@ TEST(GpuColumns, CleanColumnsAreCopied) {
 TEST(GpuColumns, MillionsOfTinyRows) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(23);
-  std::uniform_int_distribution<std::size_t> size(0, 5);
-  std::bernoulli_distribution null(0.01), dirty(0.01);
   std::vector<row> rows;
-  for (int i = 0; i < 3'000'017; ++i)
-    rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? 0.5 : 0.0)));
+  add_random_rows(rows, g, 3'000'017, 5, 0.01, 0.01, 0.5);
   expect_same_as_cpu(rows, arrow_layout{false, true, 1, 0, "\x80"});
 }
 
@@ -447,11 +435,8 @@ TEST(GpuColumnViews, RandomRowsAroundSegments) {
 TEST(GpuColumnViews, MillionsOfTinyRows) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(41);
-  std::uniform_int_distribution<std::size_t> size(0, 14);
-  std::bernoulli_distribution null(0.01), dirty(0.01);
   std::vector<row> rows;
-  for (int i = 0; i < 2'000'003; ++i)
-    rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? 0.5 : 0.0)));
+  add_random_rows(rows, g, 2'000'003, 14, 0.01, 0.01, 0.5);
   expect_same_as_cpu(rows, view_layout(true, 1, 3));
 }
 

@@ -8,15 +8,27 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "cpu/generators.hpp"
 #include "gutf8/codec.hpp"
 #include "gutf8/columns.hpp"
 
 namespace gutf8::test {
 
 using row = std::optional<std::string>;
+
+// Appends `count` rows of random_text of 0..max_bytes bytes: null at null_rate, else dirty (with
+// `defects` of their bytes bad) at dirty_rate, else clean.
+inline void add_random_rows(std::vector<row>& rows, std::mt19937_64& g, int count, std::size_t max_bytes,
+                            double null_rate, double dirty_rate, double defects) {
+  std::uniform_int_distribution<std::size_t> size(0, max_bytes);
+  std::bernoulli_distribution null(null_rate), dirty(dirty_rate);
+  for (int i = 0; i < count; ++i)
+    rows.push_back(null(g) ? std::nullopt : row(random_text(g, size(g), dirty(g) ? defects : 0.0)));
+}
 
 struct arrow_layout {
   bool large = false;        // int64 offsets
