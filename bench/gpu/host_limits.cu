@@ -3,7 +3,8 @@
 //   * CUDA start-up: driver initialisation, context creation, and the cost of the first pinned
 //     and device allocations, plus context teardown;
 //   * PCIe: pinned and pageable host<->device copy rates, one direction and both at once;
-//   * the page cache: pread() of a file with 1..16 threads into pageable and pinned buffers.
+//   * the page cache: pread() of a file with 1..16 threads into pageable and pinned buffers, and
+//     page-locking it in place (cudaHostRegister) from 1..8 threads.
 // These bound what `gutf8` can reach from file to file whatever its kernels do.
 //
 //   bench_host_limits [--file F] [--reps N]
@@ -153,6 +154,42 @@ std::pair<double, double> registered_rates(const char* path, std::size_t window,
   return {bytes / reg_s / 1e9, bytes / copy_s / 1e9};
 }
 
+// Registration from `threads` threads at once, each mapping and page-locking its own windows of
+// the file (after MADV_POPULATE_READ of them when `populate`): whether the driver serialises it.
+// Returns registration GB/s over the wall time of all threads.
+double registered_rate_threads(const char* path, std::size_t window, unsigned threads, bool populate, int reps) {
+  const int fd = ::open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  const auto size = static_cast<std::size_t>(::lseek(fd, 0, SEEK_END));
+  const std::size_t windows = std::min<std::size_t>(size / window, 32);
+  std::vector<void*> maps(windows, nullptr);
+  const double s = median_of(reps, [&] {
+    for (std::size_t w = 0; w < windows; ++w) {
+      maps[w] = ::mmap(nullptr, window, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(w * window));
+      if (maps[w] == MAP_FAILED) std::abort();
+    }
+    const double t = seconds_of([&] {
+      std::vector<std::jthread> pool;
+      for (unsigned k = 0; k < threads; ++k)
+        pool.emplace_back([&, k] {
+          for (std::size_t w = k; w < windows; w += threads) {
+#ifdef MADV_POPULATE_READ
+            if (populate) ::madvise(maps[w], window, MADV_POPULATE_READ);
+#endif
+            gutf8::cuda::check(cudaHostRegister(maps[w], window, cudaHostRegisterReadOnly), "cudaHostRegister");
+          }
+        });
+    });
+    for (void* m : maps) {
+      cudaHostUnregister(m);
+      ::munmap(m, window);
+    }
+    return t;
+  });
+  ::close(fd);
+  return static_cast<double>(window) * static_cast<double>(windows) / s / 1e9;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +224,12 @@ int main(int argc, char** argv) {
         row("cudaHostRegister (read-only) of " + std::to_string(m) + " MiB mapped page cache", reg, "GB/s");
         row("H2D from those registered pages, " + std::to_string(m) + " MiB", h2d, "GB/s");
       }
+      for (const bool populate : {false, true})
+        for (const std::size_t m : {std::size_t{16}, std::size_t{64}})
+          for (unsigned t : {1u, 2u, 4u, 8u})
+            row("cudaHostRegister of " + std::to_string(m) + " MiB windows on " + std::to_string(t) + " threads" +
+                    (populate ? " after MADV_POPULATE_READ" : ""),
+                registered_rate_threads(file, m * mib, t, populate, reps), "GB/s");
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_host_limits: %s\n", e.what());
