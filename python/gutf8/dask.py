@@ -92,9 +92,10 @@ def _row(path: str, work: Callable[[str], tuple[gutf8.Report, dict]]) -> dict:
     start = time.perf_counter()
     row: dict[str, Any] = {"path": path}
     try:
+        in_place = getattr(work, "replaces_input", lambda _: False)(path)
         before = _identity(path)
         report, extra = work(path)
-        if _identity(path) != before:
+        if not in_place and _identity(path) != before:
             raise OSError(f"{path}: the file changed while it was read")
         row.update(bytes=report.bytes, valid=report.valid, errors=report.errors, offset=report.offset,
                    line=report.line, column=report.column, reason=report.reason, **extra)
@@ -118,13 +119,23 @@ class _Repair:
         self.root, self.out_dir, self.errors = root, out_dir, errors
         self.backend, self.threads, self.device = backend, threads, device
 
+    def _output(self, path: str) -> str:
+        return os.path.join(self.out_dir, os.path.relpath(os.path.abspath(path), self.root))
+
+    def replaces_input(self, path: str) -> bool:
+        """In place (out_dir is the inputs' directory): the rename replaces the input, so its
+        identity changes by design and cannot tell another writer's change."""
+        out = self._output(path)
+        return os.path.exists(out) and os.path.samefile(path, out)
+
     def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
-        out = os.path.join(self.out_dir, os.path.relpath(os.path.abspath(path), self.root))
+        out = self._output(path)
         os.makedirs(os.path.dirname(out), exist_ok=True)
+        in_place = self.replaces_input(path)
         before = _identity(path)
         report = gutf8.repair_file(path, out, self.errors, backend=self.backend, threads=self.threads,
                                    device=self.device)
-        if _identity(path) != before:  # the repair is of a file that no longer exists as read
+        if not in_place and _identity(path) != before:  # the repair is of a file that no longer exists as read
             os.unlink(out)
             raise OSError(f"{path}: the file changed while it was read")
         return report, {"output": out}
@@ -191,8 +202,9 @@ def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], 
                  resources: Optional[dict] = None) -> pd.DataFrame:
     """Repair many files into `out_dir` (U+FFFD per error unit, or dropped with
     ``errors="drop"``), keeping their paths relative to the inputs' common directory; each file
-    is written atomically (temporary + rename). Returns the :func:`validate_files` report of the
-    inputs with an ``output`` column (None where the file failed)."""
+    is written atomically (temporary + rename), so `out_dir` may be the inputs' own directory
+    (repair in place). Returns the :func:`validate_files` report of the inputs with an ``output``
+    column (None where the file failed)."""
     if errors not in ("replace", "drop", "ignore"):
         raise ValueError("errors must be 'replace' or 'drop'")
     paths = expand_paths(paths_or_glob)

@@ -106,6 +106,20 @@ def test_a_file_that_changes_is_reported(tmp_path, monkeypatch):
     assert len(frame) == 1 and "changed" in frame.error[0] and pd.isna(frame.bytes[0])
 
 
+def test_repair_in_place_keeps_the_repaired_files(tmp_path, monkeypatch):
+    """out_dir = the inputs' directory: each file is replaced by its repair, never deleted."""
+    contents = {tmp_path / "bad.txt": b"ab\xffcd\xe2\x82", tmp_path / "sub" / "good.txt": "na\u00efve".encode()}
+    for path, data in contents.items():
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+    monkeypatch.setattr(gutf8.dask, "_client", lambda c: None)  # run here
+    report = gutf8.dask.repair_files([str(p) for p in contents], tmp_path, backend="cpu")
+    assert report.error.isna().all()
+    for path, data in contents.items():
+        assert path.read_bytes() == data.decode("utf-8", "replace").encode()
+    assert sorted(report.output) == sorted(str(p) for p in contents)
+
+
 def test_device_reaches_the_file_functions(tmp_path, monkeypatch):
     path = tmp_path / "a.txt"
     path.write_bytes(b"a\xff")
