@@ -25,9 +25,12 @@ struct file_config {
   // CPU workers need not wait for CUDA to count them.
   bool all_devices = false;
   std::size_t piece_bytes = 0;  // CPU piece size (rounded to 4 bytes); 0 = the tuned default
-  // CPU workers scan the page cache in place through mapped segments (a file that shrinks under the
-  // map is caught before its pages are read); false copies every piece out with pread instead.
-  bool map_file = true;
+  // false: CPU workers copy every piece out with pread, and a file that shrinks while it is read is
+  // an io_failure. true: they scan the page cache in place through mapped segments (faster on big
+  // files); a shrink seen before a segment is read is an io_failure, but one that races with the
+  // reading raises SIGBUS in a worker thread, which the caller must then handle (the CLI reports it
+  // and exits 3). So the library's default is the one that cannot end the process.
+  bool map_file = false;
 };
 
 inline constexpr int max_file_devices = 16;
@@ -63,8 +66,10 @@ struct file_report {
 // Runs the regular file open as `fd` from byte `offset` to its end (size as fstat says at the
 // start; a file that shrinks while read is an io_failure). top_n: how many code points `top` holds.
 // Throws gutf8::error: io_failure (cannot read), no_device (backend::cuda and no usable GPU),
-// out_of_memory (backend::cuda and too little GPU memory even for small batches), and whatever
-// sink or progress throw. What precedes a failure has been passed to sink.
+// out_of_memory (backend::cuda and too little GPU memory even for small batches),
+// invalid_argument (before any work: a config the pieces cannot serve, which needs the bytes in
+// one stream: max_listed_errors, a form other than UTF-32LE, a BOM), and whatever sink or
+// progress throw. What precedes a failure has been passed to sink.
 file_report process_file(int fd, std::uint64_t offset, const file_config& config,
                          const output_sink& sink = {}, const progress_function& progress = {},
                          std::size_t top_n = 0);

@@ -32,7 +32,18 @@ double seconds_between(const cuda::event& from, const cuda::event& to) {
 
 }  // namespace
 
+// The histogram takes a block's code points only once the whole block is done: a block that fails
+// part-way (and goes to other workers, under auto) must leave no counts behind.
 block_result cuda_processor::process(const block_request& rq) {
+  pending_runs_.clear();
+  const block_result r = process_block(rq);
+  if (rq.histogram != nullptr)
+    for (const cp_run& run : pending_runs_) rq.histogram[run.code_point] += run.count;
+  pending_runs_.clear();
+  return r;
+}
+
+block_result cuda_processor::process_block(const block_request& rq) {
   if (rq.end == 0 || rq.end < tuning_.min_gpu_block || !ensure_started()) return fallback_->process(rq);
   if (rq.end != rq.size) return process_head_then_tail(rq);
   cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
@@ -51,7 +62,7 @@ block_result cuda_processor::process_head_then_tail(const block_request& rq) {
   block_request head = rq;
   head.size = rq.end;
   head.at_end = false;
-  block_result r = process(head);
+  block_result r = process_block(head);
   if (r.stopped || r.consumed == rq.end) return r;
   block_request tail = rq;
   tail.data = rq.data + r.consumed;
@@ -145,9 +156,8 @@ void cuda_processor::enqueue(const block_request& rq, const sub_block& p, bool i
   s.summary.record(s.stream);
 }
 
-// The (code point, count) runs of a stats sub-block, added to the caller's histogram.
-void cuda_processor::merge_histogram(stream_resources& s, std::uint64_t code_points, std::uint64_t* histogram,
-                                     unsigned index) {
+// The (code point, count) runs of a stats sub-block, kept for the block's histogram.
+void cuda_processor::merge_histogram(stream_resources& s, std::uint64_t code_points, unsigned index) {
   if (code_points == 0) return;
   const cuda::event& begin = s.summary;  // recorded, complete
   std::size_t bytes = s.hist_temp.size();
@@ -171,7 +181,7 @@ void cuda_processor::merge_histogram(stream_resources& s, std::uint64_t code_poi
   s.out_done.record(s.stream);
   s.out_done.synchronize();
   s.hist_d2h_s += seconds_between(s.kernels, s.out_done);
-  for (std::uint32_t k = 0; k < runs; ++k) histogram[s.runs_host.data()[k].code_point] += s.runs_host.data()[k].count;
+  pending_runs_.insert(pending_runs_.end(), s.runs_host.data(), s.runs_host.data() + runs);
 }
 
 block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned) {
@@ -227,7 +237,7 @@ block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool 
     r.consumed = p.pos + d.consumed;
     if (rq.op == operation::stats) {
       for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += h.by_length[l];
-      if (rq.histogram != nullptr) merge_histogram(s, d.written, rq.histogram, p.index);
+      if (rq.histogram != nullptr) merge_histogram(s, d.written, p.index);
     }
     double out_s = 0;
     if (transcodes && rq.out != nullptr && d.written != 0) {

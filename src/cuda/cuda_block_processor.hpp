@@ -87,6 +87,7 @@ class cuda_processor final : public block_processor {
   [[nodiscard]] static std::size_t temp_bytes(const block_request& rq, std::size_t n);
 
   // cuda_block_launch.cpp
+  block_result process_block(const block_request& rq);
   block_result process_head_then_tail(const block_request& rq);
   static cudaError_t launch(operation op, error_policy policy, void* temp, std::size_t& bytes, const u8* in,
                             std::size_t n, u8* out, device::device_summary* summary, bool is_last,
@@ -94,9 +95,17 @@ class cuda_processor final : public block_processor {
   [[nodiscard]] sub_block next_sub_block(const block_request& rq, std::size_t pos, std::size_t sub,
                                          unsigned index) const;
   void enqueue(const block_request& rq, const sub_block& p, bool in_pinned);
-  void merge_histogram(stream_resources& s, std::uint64_t code_points, std::uint64_t* histogram, unsigned index);
+  void merge_histogram(stream_resources& s, std::uint64_t code_points, unsigned index);
   block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned);
 
+  // The destroying thread's current device, set back after every member is gone (declared
+  // first, destroyed last): the destructor makes device_ current to release its resources.
+  struct current_device_restorer {
+    int previous = -1;
+    ~current_device_restorer() {
+      if (previous >= 0) cudaSetDevice(previous);
+    }
+  } restore_device_;
   std::unique_ptr<block_processor> fallback_;
   cuda_tuning tuning_;
   int device_;
@@ -104,6 +113,7 @@ class cuda_processor final : public block_processor {
   bool started_ = false, failed_ = false;
   std::vector<stream_resources> streams_;  // two, once started
   cuda::pinned_buffer<sub_block_result> host_results_;
+  std::vector<cp_run> pending_runs_;  // the block's histogram runs, added when it is done
   stream_timings times_{};
 };
 

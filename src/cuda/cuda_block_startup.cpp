@@ -20,6 +20,8 @@ cuda_processor::cuda_processor(const options& opt, std::unique_ptr<block_process
 
 cuda_processor::~cuda_processor() {
   if (started_) {
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current != device_) restore_device_.previous = current;
     cudaSetDevice(device_);
     for (stream_resources& s : streams_) cudaStreamSynchronize(s.stream);
   }

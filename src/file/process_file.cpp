@@ -58,6 +58,10 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
                      const progress_function& progress, std::size_t top_n, const file_run_tuning& tuning) {
   const auto t0 = std::chrono::steady_clock::now();
   const stream_config& sc = config.stream;
+  // Pieces carry counts, not bytes: what needs the bytes runs through one gutf8::stream instead.
+  if (sc.max_listed_errors != 0 || sc.form != text_form::utf32le || sc.bom)
+    throw error(errc::invalid_argument,
+                "process_file: error lists, other text forms and a BOM need one stream over the bytes");
   const operation op = sc.operation;
   const std::uint64_t size = size_of(fd);
   piece_plan plan;
@@ -83,7 +87,6 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
       workers.emplace_back(std::make_unique<cpu_worker>(work)).get()));
   if (gpus) {
     gpu_lane_config lane = tuning.lane;
-    lane.device_memory_limit = sc.backend.device_memory_limit;
     lane.give_back = b == backend::auto_select;
     const std::uint64_t run_bytes = tuning.gpu_run_bytes != 0        ? tuning.gpu_run_bytes
                                     : output_width(op) == 0 ? std::uint64_t{64} << 20
@@ -91,9 +94,13 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
     lane.run_pieces = std::max<std::uint64_t>(1, run_bytes / plan.piece_bytes);
     lane.nth_usable = config.all_devices;
     const unsigned lanes_per_gpu = tuning.lanes_per_gpu != 0 ? tuning.lanes_per_gpu : output_width(op) == 0 ? 3 : 2;
-    for (const int device : devices_of(config))
+    const std::vector<int> devices = devices_of(config);
+    for (const int device : devices)
       for (unsigned l = 0; l < lanes_per_gpu; ++l) {
         lane.device = device;
+        // The limit is the GPU's: its lanes (one processor each) share it.
+        const auto lanes_here = static_cast<std::uint64_t>(std::ranges::count(devices, device)) * lanes_per_gpu;
+        lane.device_memory_limit = sc.backend.device_memory_limit / lanes_here;
         lanes.push_back(static_cast<gpu_lane*>(workers.emplace_back(std::make_unique<gpu_lane>(work, lane)).get()));
       }
   }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include "check.hpp"
 #include "file_pipeline_support.hpp"
@@ -288,6 +289,52 @@ TEST(FilePipeline, ShrinkingFileIsAnIoFailure) {
       ADD_FAILURE() << "no error for a file that shrank (map " << map << ")";
     } catch (const error& e) {
       EXPECT_EQ(e.code(), errc::io_failure) << e.what();
+    }
+  }
+}
+
+// The public entry's default copies with pread: a file cut short under it is an io_failure, and
+// never a SIGBUS in a worker (mapped pages that vanish), which would end a Python interpreter.
+TEST(FilePipeline, DefaultReadsSurviveAShrinkingFile) {
+  auto g = rng(60);
+  const temp_file f(random_text(g, 1 << 20, 0.0));
+  file_config config;
+  EXPECT_FALSE(config.map_file);
+  config.stream = {operation::validate, error_policy::strict, false, {.backend = backend::cpu, .threads = 2}};
+  config.piece_bytes = 4096;  // workers run at most a few pieces ahead of the first commit
+  bool cut = false;
+  const auto cut_after_first_commit = [&](std::uint64_t) {
+    if (!std::exchange(cut, true)) {
+      EXPECT_EQ(::truncate(f.path().c_str(), 1000), 0);
+    }
+  };
+  try {
+    process_file(f.path(), config, {}, cut_after_first_commit);
+    ADD_FAILURE() << "no error for a file that shrank";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::io_failure) << e.what();
+  }
+}
+
+// What the pieces cannot serve is refused before any work, on an empty file as on any other.
+TEST(FilePipeline, ConfigsThatNeedTheBytesAreRefused) {
+  for (const std::string& in : {std::string{}, std::string("abc\xff")}) {
+    const temp_file f(in);
+    file_config lists, utf16, bom;
+    lists.stream = {operation::validate, error_policy::replace, false, {.backend = backend::cpu}};
+    lists.stream.max_listed_errors = 10;
+    utf16.stream = {operation::decode, error_policy::replace, false, {.backend = backend::cpu}};
+    utf16.stream.form = text_form::utf16le;
+    bom.stream = utf16.stream;
+    bom.stream.form = text_form::utf32le;
+    bom.stream.bom = true;
+    for (const file_config* c : {&lists, &utf16, &bom}) {
+      try {
+        process_file(f.path(), *c);
+        ADD_FAILURE() << "accepted a config that needs the bytes (" << in.size() << " bytes)";
+      } catch (const error& e) {
+        EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+      }
     }
   }
 }
