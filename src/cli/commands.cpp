@@ -61,10 +61,14 @@ bool listed_by_name(cli_options::file_list list, bool valid) {
 
 }  // namespace
 
-void record_unreadable_as_json(invocation& inv) {
-  inv.on_unreadable([&inv](const std::string& name, const std::string& reason) {
-    inv.out().write("{\"file\":" + json_string(name) + ",\"error\":" + json_string(reason) + "}\n");
+void record_unreadable_as_json(invocation& inv, const std::function<void(const std::string&)>& write) {
+  inv.on_unreadable([write](const std::string& name, const std::string& reason) {
+    write("{\"file\":" + json_string(name) + ",\"error\":" + json_string(reason) + "}\n");
   });
+}
+
+void record_unreadable_as_json(invocation& inv) {
+  record_unreadable_as_json(inv, [&inv](const std::string& line) { inv.out().write(line); });
 }
 
 std::string count_of(std::uint64_t n, std::string_view noun) {
@@ -112,17 +116,29 @@ void run_validate(invocation& inv) {
   auto config = inv.config(repair ? operation::sanitize : operation::validate);
   config.max_listed_errors = opt.max_listed_errors;
   const bool list = opt.max_listed_errors != 0;
-  if (opt.json) record_unreadable_as_json(inv);
+  // With the repair going to a named OUT, standard output carries only the report: a reader that
+  // leaves early (`| head`) ends the report, not the repair, which OUT still receives whole.
+  bool report_closed = false;
+  const auto report = [&](const std::string& text) {
+    if (report_closed) return;
+    try {
+      inv.out().write(text);
+    } catch (const broken_pipe&) {
+      if (!(repair && opt.output)) throw;
+      report_closed = true;
+    }
+  };
+  if (opt.json) record_unreadable_as_json(inv, report);
   inv.for_each_input(config, out ? &out->writer() : nullptr,
                    [&](const std::string& name, const input_result& st) {
     const summary& in = st.stats().input;
     if (inv.invalid_input_fails() && !in.valid()) inv.raise(exit_invalid);
     if (opt.names_only != cli_options::file_list::none) {
-      if (listed_by_name(opt.names_only, in.valid())) inv.out().write(name + '\n');
+      if (listed_by_name(opt.names_only, in.valid())) report(name + '\n');
     } else if (opt.json) {
-      inv.out().write(validate_json(name, st, list));
+      report(validate_json(name, st, list));
     } else {
-      if (list) inv.out().write(error_lines(name, st));
+      if (list) report(error_lines(name, st));
       if (in.valid() || opt.quiet) return;
       inv.report(name + ": " + describe_invalid("UTF-8", in) + "; " +
                count_of(in.errors, "invalid sequence"));

@@ -2,6 +2,9 @@
 // output and library failures (no GPU) propagate as exceptions to cli::run.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "cli/invocation.hpp"
 
 namespace gutf8::cli {
@@ -13,8 +16,10 @@ void run_stats(invocation& inv);
 // Runs the parsed command line; returns the exit status (quietly 0-contributing on EPIPE).
 int run_command(const cli_options& options);
 
-// --json: a record {"file","error"} for each input that cannot be read.
+// --json: a record {"file","error"} for each input that cannot be read, on standard output or
+// through write.
 void record_unreadable_as_json(invocation& inv);
+void record_unreadable_as_json(invocation& inv, const std::function<void(const std::string&)>& write);
 
 // "1 invalid sequence", "2 invalid sequences": English plural by appending "s".
 std::string count_of(std::uint64_t n, std::string_view noun);

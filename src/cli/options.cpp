@@ -59,7 +59,7 @@ po::options_description common_options(raw_values& v) {
      "default 16M): applies to standard input, pipes and the GPU backend; the CPU backend "
      "runs a regular file in pieces of the smaller of SIZE and 2M")
     ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
-     "cap the GPU memory gutf8 uses; K, M and G as for --chunk-size, 0 = no cap (default 0); "
+     "cap the GPU memory gutf8 uses on each GPU; K, M and G as for --chunk-size, 0 = no cap (default 0); "
      "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
     ("threads", po::value(&v.threads)->value_name("N"),
      "CPU threads; 0 = automatic: all, or for a regular file on the CPU seven in eight (default 0)")
@@ -74,7 +74,10 @@ po::options_description common_options(raw_values& v) {
 }
 
 void add_output_option(po::options_description& d, raw_values& v) {
-  d.add_options()("output,o", po::value(&v.output)->value_name("OUT"),
+  const auto not_empty = [](const std::string& out) {
+    if (out.empty()) throw po::invalid_option_value("'' (an empty name: - is standard output)");
+  };
+  d.add_options()("output,o", po::value(&v.output)->value_name("OUT")->notifier(not_empty),
                   "write to OUT instead of standard output (- is standard output); OUT "
                   "appears only if the command succeeds (written to a temporary, then renamed)");
 }
@@ -315,7 +318,7 @@ void check_combinations(command c, const raw_values& v) {
   if (!v.max_errors.empty() && !v.list_errors) fail("--max-errors needs --list-errors");
   // Standard output carries one thing: the JSON, the error list, the names, or the repaired text.
   const char* report = v.json ? "--json" : v.list_errors ? "--list-errors" : names ? "-l and -L" : nullptr;
-  if (report && repair && v.output.empty())
+  if (report && repair && (v.output.empty() || v.output == "-"))
     fail(std::string(report) + " with --replace or --drop needs -o OUT (standard output carries the report)");
 }
 

@@ -141,6 +141,20 @@ TEST_F(io, ClosedPipeEndsQuietly) {
   EXPECT_EQ(r.out, "0\n");  // exit status 0 and nothing on stderr
 }
 
+// With the repair going to OUT, standard output carries only the report: its reader leaving
+// early ends the report, and OUT still gets the whole repair.
+TEST_F(io, ClosedReportPipeKeepsTheRepairedOutput) {
+  std::string repaired;
+  for (int i = 0; i < 200000; ++i) repaired += "\xef\xbf\xbd";
+  write("bad", std::string(200000, '\xff'));  // megabytes of error lines: written as they come
+  const result r = shell(
+      "(\"$GUTF8\" validate --replace -q --list-errors --max-errors 200000 -o clean bad 2>err; echo $? >status)"
+      " | head -c 1 >/dev/null\n"
+      "cat status err");
+  EXPECT_EQ(r.out, "1\n");  // invalid input: 1; the closed pipe adds nothing and says nothing
+  EXPECT_EQ(read("clean"), repaired);
+}
+
 TEST_F(io, SignalRemovesTemporaryAndKeepsPreviousOutput) {
   write("out", "previous");
   ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);

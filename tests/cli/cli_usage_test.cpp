@@ -97,6 +97,11 @@ TEST_F(usage, BadOptionsAndValues) {
       {"validate", "--replace", "--drop", "x"},
       {"validate", "-o", "out", "x"},               // -o needs --replace or --drop
       {"validate", "--json", "--replace", "x"},     // JSON owns stdout: needs -o
+      {"validate", "--json", "--replace", "-o", "-", "x"},  // ... an OUT that is not stdout
+      {"validate", "--list-errors", "--drop", "-o", "-", "x"},
+      {"validate", "-l", "--replace", "-o", "-", "x"},
+      {"decode", "-o", "", "x"},                    // an empty OUT is no name
+      {"validate", "--replace", "-o", "", "x"},
       {"validate", "--progress", "--no-progress", "x"},
   };
   for (const auto& args : cases) {
