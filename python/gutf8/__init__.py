@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
@@ -311,6 +312,22 @@ def repair(data: Any, errors: str = "replace", *, backend: str = "auto", threads
     return _gutf8.repair(data, errors, backend, threads, device or 0)[0]
 
 
+def _check_utf32_buffer(data: Any) -> None:
+    """A host buffer for encode: bytes of UTF-32LE, or 32-bit integers in little-endian order
+    (numpy uint32 / int32); anything else (int64, big-endian, floats) would be read as its raw
+    bytes and give text that was never meant."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        return  # not a buffer: the extension says so
+    fmt = view.format
+    raw = view.itemsize == 1 and fmt.lstrip("@=<") in ("B", "b", "c")
+    little = fmt.startswith("<") or (not fmt.startswith((">", "!")) and sys.byteorder == "little")
+    if not raw and not (view.itemsize == 4 and fmt[-1:] in ("I", "i", "L", "l") and little):
+        raise TypeError("encode takes a str or a UTF-32LE buffer (bytes, or 32-bit little-endian "
+                        f"integers), not a buffer of format {fmt!r} with {view.itemsize}-byte items")
+
+
 def encode(data: Any, errors: str = "strict", *, backend: str = "auto", threads: int = 0,
            device: Optional[int] = None, stream: Any = None) -> Any:
     """Code points -> UTF-8 ``bytes``. `data` is a str or a UTF-32LE buffer (e.g. a
@@ -325,6 +342,8 @@ def encode(data: Any, errors: str = "strict", *, backend: str = "auto", threads:
     if view is not None:
         out, d = _on_device("encode", view, errors, device, stream)
     else:
+        if text is None:
+            _check_utf32_buffer(data)
         out, d = _gutf8.encode(data, errors, backend, threads, device or 0)
     if errors == "strict" and d["errors"]:
         start = d["offset"] // 4

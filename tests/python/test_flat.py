@@ -201,6 +201,18 @@ def test_encode_str_and_ragged_tail():
     assert info.value.kind == gutf8.ErrorKind.ragged_tail and info.value.offset == 8
 
 
+def test_encode_takes_only_utf32le_buffers():
+    text = "H\u00e9\U0001f600"
+    values = [ord(c) for c in text]
+    for dtype in ("<u4", "=u4", "<i4", "u4"):
+        assert gutf8.encode(np.array(values, dtype=dtype)) == text.encode()
+    assert gutf8.encode(bytearray(text.encode("utf-32-le"))) == text.encode()
+    assert gutf8.encode(memoryview(text.encode("utf-32-le"))) == text.encode()
+    for dtype in ("int64", ">u4", "<u2", "float32"):  # raw bytes that are not UTF-32LE code points
+        with pytest.raises(TypeError, match="UTF-32LE"):
+            gutf8.encode(np.array([0x48, 0x69], dtype=dtype))
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_cpu_threads_give_the_same_result(rng, threads):
     data = random_text(rng, (3 << 20) + 11, 0.001)
