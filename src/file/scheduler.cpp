@@ -16,8 +16,9 @@ namespace {
 // The shared state of one run: what is claimed, what is done, what is committed.
 class piece_board {
  public:
-  piece_board(std::uint64_t pieces, std::uint64_t ahead, std::size_t workers)
-      : pieces_(pieces), ahead_(ahead), working_(workers) {}
+  // takers: the workers that take runs given back.
+  piece_board(std::uint64_t pieces, std::uint64_t ahead, std::size_t workers, std::size_t takers)
+      : pieces_(pieces), ahead_(ahead), working_(workers), takers_(takers) {}
 
   // The next run for a worker that takes `count` pieces at once: a run some other worker gave
   // back first (if it takes those), else the next unclaimed pieces once they are within `ahead` of
@@ -91,6 +92,20 @@ class piece_board {
     changed_.notify_all();
   }
 
+  // A worker that could not start (and did not give its place to the others): the run fails even
+  // where the others did every piece, or there was none (an empty file).
+  void fail_start(std::exception_ptr why) {
+    {
+      std::lock_guard lock(m_);
+      if (!start_failure_) start_failure_ = why;
+    }
+    fail(piece_run{0, 0}, std::move(why));
+  }
+  [[nodiscard]] std::exception_ptr start_failure() {
+    std::lock_guard lock(m_);
+    return start_failure_;
+  }
+
   // Waits for the run that starts at the next uncommitted piece, or the failure that is first in
   // file order (committing past it is impossible).
   run_result await_next() {
@@ -105,17 +120,23 @@ class piece_board {
       // A failure beyond the commit still ends the run once nothing can fill the gap before it.
       if (!failures_.empty() && unfinished_ == 0 && given_back_.empty() && next_ >= pieces_)
         std::rethrow_exception(failures_.begin()->second);
-      if (working_ == 0)
-        throw error(errc::device_failure, "every worker of the file pipeline stopped before the end of the file");
+      // Nobody left to do the rest: the failure that stopped them, if one did, says why.
+      const bool stranded = !given_back_.empty() && takers_ == 0;
+      if (working_ == 0 || stranded) {
+        if (!failures_.empty()) std::rethrow_exception(failures_.begin()->second);
+        throw error(errc::device_failure, stranded ? "runs were given back and no worker of the file pipeline takes them"
+                                                   : "every worker of the file pipeline stopped before the end of the file");
+      }
       changed_.wait(lock);
     }
   }
 
   // A worker's thread ends (nothing left for it, or it stopped).
-  void worker_ended() {
+  void worker_ended(bool taker) {
     {
       std::lock_guard lock(m_);
       --working_;
+      if (taker) --takers_;
     }
     changed_.notify_all();
   }
@@ -149,10 +170,12 @@ class piece_board {
   std::uint64_t committed_ = 0;   // the first piece not committed
   std::uint64_t unfinished_ = 0;  // pieces claimed and neither published, given back nor failed
   std::size_t working_;           // workers whose threads have not ended
+  std::size_t takers_;            // ... of which take runs given back
   std::deque<piece_run> given_back_;
   std::map<std::uint64_t, run_result> done_;             // by first piece
   std::map<std::uint64_t, std::exception_ptr> failures_;  // by first piece
   bool cancelled_ = false;
+  std::exception_ptr start_failure_;
 };
 
 void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hooks) {
@@ -163,7 +186,7 @@ void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hook
   } catch (const run_given_back&) {
     return;  // this worker stays out; the others do every piece
   } catch (...) {
-    board.fail(piece_run{0, 0}, std::current_exception());
+    board.fail_start(std::current_exception());
     return;
   }
   while (const auto run = board.claim(worker.run_pieces(), worker.takes_given_back(), waits)) {
@@ -184,7 +207,7 @@ void work_on(file_worker& worker, piece_board& board, const schedule_hooks& hook
 
 void work(file_worker& worker, piece_board& board, const schedule_hooks& hooks) {
   work_on(worker, board, hooks);
-  board.worker_ended();
+  board.worker_ended(worker.takes_given_back());
   if (hooks.after) hooks.after(worker, worker_event::ended);
 }
 
@@ -195,8 +218,10 @@ std::uint64_t schedule_pieces(const piece_plan& plan, std::span<const std::uniqu
                               const schedule_hooks& hooks) {
   const std::uint64_t pieces = plan.count();
   for (const auto& w : workers) ahead = std::max(ahead, w->run_pieces());
-  piece_board board(pieces, ahead, workers.size());
+  const auto takers = static_cast<std::size_t>(std::ranges::count_if(workers, [](const auto& w) { return w->takes_given_back(); }));
+  piece_board board(pieces, ahead, workers.size(), takers);
   std::uint64_t committed = 0;
+  bool ended_early = false;
   {
     std::vector<std::jthread> threads;
     // However the loop below ends, the workers stop before the board goes away.
@@ -222,9 +247,15 @@ std::uint64_t schedule_pieces(const piece_plan& plan, std::span<const std::uniqu
       const bool go_on = commit(r);
       committed = r.run.end();
       board.committed(r.run);
-      if (!go_on) break;
+      if (!go_on) {
+        ended_early = true;
+        break;
+      }
     }
   }
+  // A worker that failed to start after the others had committed everything (or on an empty file).
+  if (!ended_early)
+    if (const std::exception_ptr why = board.start_failure()) std::rethrow_exception(why);
   return committed;
 }
 

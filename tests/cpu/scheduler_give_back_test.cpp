@@ -5,7 +5,9 @@
 //     others may not end (nor may a failure surface past it).
 //   - A worker with a bounded output pool (a GPU lane) takes no given-back run: one lies before its
 //     uncommitted outputs, and its pool would wait forever for their commit.
-// Each fails on the scheduler before cc39eab (there with a clear error, not a hang).
+// Each fails on the scheduler before cc39eab (there with a clear error, not a hang). And the
+// failures the run ends with when nobody is left to take a given-back run, or a worker could not
+// start after the others had finished.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -221,6 +223,25 @@ class SchedulerGiveBack : public testing::Test {
     EXPECT_TRUE(same_bytes(written, one_shot(operation::decode, error_policy::replace, in).out));
   }
 
+  // Decodes `size` bytes through the cast; returns the code of the error the run ended with.
+  std::optional<errc> failure_through_the_cast(std::size_t size, std::uint64_t seed) {
+    auto g = rng(seed);
+    const temp_file f(random_text(g, size, 0.01));
+    file_config config;
+    config.stream = {operation::decode, error_policy::replace, false, {.backend = backend::cpu}};
+    config.piece_bytes = 512;
+    const progress_function progress = [&](std::uint64_t done) {
+      if (done == size) st.mark("all committed");
+    };
+    try {
+      internal::run_file(f.fd(), 0, config, [](std::span<const std::byte>) { return true; }, progress, 0,
+                         workers.tuning(st));
+    } catch (const error& e) {
+      return e.code();
+    }
+    return std::nullopt;
+  }
+
   steps st;
   cast workers;
 };
@@ -270,6 +291,34 @@ TEST_F(SchedulerGiveBack, BoundedWorkerLeavesGivenBackRunsToOthers) {
   decode_through_the_cast(3000, 62);  // six pieces
   ASSERT_GE(workers.runs_of("L").size(), 3u);
   EXPECT_EQ(workers.runs_of("L")[2], 3u) << "L should have left the given-back piece 0 and taken piece 3";
+}
+
+// G gives piece 0 back after C, the only other worker that takes given-back runs, has failed on
+// its own piece; L (bounded, as a GPU lane) takes no given-back run. Nobody can fill the gap before
+// L's outputs: the run must end with C's failure. Before, the committer waited for piece 0 for ever
+// (and without L it reported "every worker stopped" instead of C's failure).
+TEST_F(SchedulerGiveBack, GivenBackRunWithNobodyToTakeItEndsWithTheFailure) {
+  workers.add("G", gives_back_first_run(st, "G", "C ended"));
+  workers.add("C", {.start = [&] { st.await({"G holds its run"}); },
+                    .before_run = [](const piece_run&, int) { throw error(errc::io_failure, "C cannot read"); }});
+  workers.add("L", {.start = [&] { st.await({"C ended"}); }, .output_limit = 2});
+  EXPECT_EQ(failure_through_the_cast(6000, 63), errc::io_failure);
+}
+
+// A worker that cannot start fails the run even when the others have done every piece by then, or
+// when there is none (an empty file), as backend::cuda without a GPU must.
+TEST_F(SchedulerGiveBack, StartFailureAfterTheLastCommitFailsTheRun) {
+  workers.add("C", {});
+  workers.add("S", {.start = [&] {
+    st.await({"all committed"});
+    throw error(errc::no_device, "S has no GPU");
+  }});
+  EXPECT_EQ(failure_through_the_cast(3000, 64), errc::no_device);
+}
+
+TEST_F(SchedulerGiveBack, StartFailureOnAnEmptyFileFailsTheRun) {
+  workers.add("S", {.start = [] { throw error(errc::no_device, "S has no GPU"); }});
+  EXPECT_EQ(failure_through_the_cast(0, 65), errc::no_device);
 }
 
 }  // namespace
