@@ -20,11 +20,16 @@ enum class errc : int {
 
 class error : public std::runtime_error {
  public:
-  error(errc code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  // errno_value: the errno of the failed system call behind an io_failure, 0 when there is none.
+  error(errc code, const std::string& what, int errno_value = 0)
+      : std::runtime_error(what), code_(code), errno_value_(errno_value) {}
   [[nodiscard]] errc code() const noexcept { return code_; }
+  // Lets a binding raise what its language raises for that errno (Python: FileNotFoundError, ...).
+  [[nodiscard]] int errno_value() const noexcept { return errno_value_; }
 
  private:
   errc code_;
+  int errno_value_;
 };
 
 }  // namespace gutf8

@@ -366,7 +366,7 @@ def validate_file(path: PathLike, *, backend: str = "auto", threads: int = 0,
     ``path`` and ``seconds``. `progress(done_bytes)` is called as the work advances (what it
     raises stops the run). Unreadable files raise OSError."""
     p = os.fspath(path)
-    return _report(_gutf8.validate_file(p, backend, threads, _file_device(device), progress), p)
+    return _report(_gutf8.validate_file(os.fsencode(p), backend, threads, _file_device(device), progress), p)
 
 
 def _file_error(p: str, d: dict) -> DecodeError:
@@ -381,7 +381,7 @@ def decode_file(path: PathLike, errors: str = "strict", *, backend: str = "auto"
     """Decode a whole UTF-8 file into a ``numpy.uint32`` array (see :func:`decode`)."""
     _policy(errors, _STRICT)
     p = os.fspath(path)
-    out, d = _gutf8.decode_file(p, errors, backend, threads, _file_device(device), progress)
+    out, d = _gutf8.decode_file(os.fsencode(p), errors, backend, threads, _file_device(device), progress)
     if errors == "strict" and d["errors"]:
         raise _file_error(p, d)
     return out
@@ -399,7 +399,7 @@ def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backe
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)  # umask applies
     try:
         try:
-            d = _gutf8.repair_file(p, fd, errors, backend, threads, _file_device(device), progress)
+            d = _gutf8.repair_file(os.fsencode(p), fd, errors, backend, threads, _file_device(device), progress)
         finally:
             os.close(fd)
         os.replace(tmp, o)

@@ -231,8 +231,9 @@ gutf8::progress_function progress_caller(nb::handle callback) {
 void write_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw gutf8::error(gutf8::errc::io_failure, std::string("write failed: ") + std::strerror(errno));
+    const int e = n < 0 ? errno : 0;
+    if (e == EINTR) continue;
+    if (n < 0) throw gutf8::error(gutf8::errc::io_failure, std::string("write failed: ") + std::strerror(e), e);
     bytes = bytes.subspan(static_cast<std::size_t>(n));
   }
 }
@@ -266,8 +267,13 @@ nb::dict file_dict(const std::string& path, const gutf8::file_report& r) {
   return d;
 }
 
-nb::dict py_validate_file(const std::string& path, std::string_view backend, unsigned threads, int device,
+// A path as the Python layer passes it: os.fsencode's bytes, so that any name the system allows
+// arrives unchanged (str would refuse names that are not UTF-8).
+std::string path_of(const nb::bytes& path) { return {path.c_str(), path.size()}; }
+
+nb::dict py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
                           nb::handle progress) {
+  const std::string path = path_of(path_bytes);
   const auto config = file_config(gutf8::operation::validate, "replace", backend, threads, device);
   const auto report_progress = progress_caller(progress);
   gutf8::file_report r;
@@ -279,8 +285,9 @@ nb::dict py_validate_file(const std::string& path, std::string_view backend, uns
 }
 
 // Decodes a file into one numpy array (sized for the worst case, shrunk in place at the end).
-nb::tuple py_decode_file(const std::string& path, std::string_view errors, std::string_view backend,
+nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, std::string_view backend,
                          unsigned threads, int device, nb::handle progress) {
+  const std::string path = path_of(path_bytes);
   const auto config = file_config(gutf8::operation::decode, errors, backend, threads, device);
   const auto report_progress = progress_caller(progress);
   const std::uint64_t size = gutf8_py::file_size(path);
@@ -303,8 +310,9 @@ nb::tuple py_decode_file(const std::string& path, std::string_view errors, std::
 
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
-nb::dict py_repair_file(const std::string& path, int out_fd, std::string_view errors, std::string_view backend,
+nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, std::string_view errors, std::string_view backend,
                         unsigned threads, int device, nb::handle progress) {
+  const std::string path = path_of(path_bytes);
   const auto config = file_config(gutf8::operation::sanitize, errors, backend, threads, device);
   const auto report_progress = progress_caller(progress);
   gutf8::file_report r;
@@ -319,9 +327,22 @@ nb::dict py_repair_file(const std::string& path, int out_fd, std::string_view er
   return file_dict(path, r);
 }
 
+// OSError(errno, message) where the library knows the errno, which Python turns into its subclass
+// (FileNotFoundError, PermissionError, ...); the message decoded as the file system's names are.
+void raise_os_error(const gutf8::error& e) {
+  const nb::object message = nb::steal(PyUnicode_DecodeFSDefault(e.what()));
+  if (!message.is_valid()) return;  // the decoding error is set
+  if (e.errno_value() == 0) {
+    PyErr_SetObject(PyExc_OSError, message.ptr());
+    return;
+  }
+  const nb::object raised = nb::steal(PyObject_CallFunction(PyExc_OSError, "iO", e.errno_value(), message.ptr()));
+  if (raised.is_valid()) PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(raised.ptr())), raised.ptr());
+}
+
 void translate(const gutf8::error& e) {
   switch (e.code()) {
-    case gutf8::errc::io_failure: PyErr_SetString(PyExc_OSError, e.what()); return;
+    case gutf8::errc::io_failure: raise_os_error(e); return;
     case gutf8::errc::out_of_memory: PyErr_SetString(PyExc_MemoryError, e.what()); return;
     case gutf8::errc::invalid_argument:
     case gutf8::errc::output_too_small: PyErr_SetString(PyExc_ValueError, e.what()); return;

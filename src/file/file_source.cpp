@@ -32,8 +32,9 @@ void file_source::read_once(std::span<std::uint8_t> buffer, std::uint64_t at) co
                               static_cast<off_t>(base_ + at + filled));
     if (n == 0) shrank();
     if (n < 0) {
-      if (errno == EINTR) continue;
-      throw error(errc::io_failure, std::strerror(errno));
+      const int e = errno;
+      if (e == EINTR) continue;
+      throw error(errc::io_failure, std::strerror(e), e);
     }
     filled += static_cast<std::size_t>(n);
   }

@@ -95,6 +95,22 @@ def test_a_failing_run_leaves_no_output(files, tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
+def test_names_that_are_not_utf8_and_errno_subclasses(tmp_path):
+    """Any name the system allows (bytes, or str from os.fsdecode), and OSError subclasses by errno."""
+    raw = os.path.join(os.fsencode(str(tmp_path)), b"caf\xe9.txt")
+    with open(raw, "wb") as f:
+        f.write(b"ok\xff")
+    for name in (raw, os.fsdecode(raw)):
+        assert gutf8.validate_file(name, backend="cpu").errors == 1
+        assert gutf8.repair_file(name, tmp_path / "out.txt", backend="cpu").errors == 1
+        assert (tmp_path / "out.txt").read_bytes() == b"ok\xef\xbf\xbd"
+    with pytest.raises(FileNotFoundError) as info:
+        gutf8.validate_file(tmp_path / "missing")
+    assert "missing" in str(info.value)
+    with pytest.raises(FileNotFoundError):
+        gutf8.decode_file(os.path.join(os.fsencode(str(tmp_path)), b"gone\xe9"))
+
+
 def test_unreadable_paths_raise_oserror(tmp_path):
     with pytest.raises(OSError):
         gutf8.validate_file(tmp_path / "missing")
