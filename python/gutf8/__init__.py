@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
@@ -391,15 +392,31 @@ def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backe
                 threads: int = 0, device: Optional[int] = None, progress: Progress = None) -> Report:
     """Write the repaired UTF-8 of file `path` to `out` (U+FFFD per error unit, or dropped) and
     return the input's :class:`Report`. `out` is written to a temporary file beside it and
-    renamed on success, so a failure never leaves a partial `out` (an existing one stays)."""
+    renamed on success, so a failure never leaves a partial `out` (an existing one stays, and
+    keeps its mode); as with the CLI's ``-o``, a symbolic link is written through to its file, and a
+    device or pipe is written directly."""
     _policy(errors, _REPAIR)
-    p, o = os.fspath(path), os.fspath(out)
+    p, o = os.fspath(path), os.fsdecode(os.fspath(out))
+    o = os.path.realpath(o) if os.path.islink(o) else o  # through a link to its file, as the CLI
+    try:
+        existing: Optional[os.stat_result] = os.stat(o)
+    except FileNotFoundError:
+        existing = None
+    run = lambda fd: _gutf8.repair_file(os.fsencode(p), fd, errors, backend, threads, _file_device(device), progress)
+    if existing is not None and not stat.S_ISREG(existing.st_mode):  # a device or a pipe: no rename
+        fd = os.open(o, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            return _report(run(fd), p)
+        finally:
+            os.close(fd)
     tmp = os.path.join(os.path.dirname(os.path.abspath(o)),
                        f".{os.path.basename(o)}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)  # umask applies
     try:
         try:
-            d = _gutf8.repair_file(os.fsencode(p), fd, errors, backend, threads, _file_device(device), progress)
+            if existing is not None:
+                os.fchmod(fd, stat.S_IMODE(existing.st_mode))  # OUT keeps its mode, as with the CLI
+            d = run(fd)
         finally:
             os.close(fd)
         os.replace(tmp, o)

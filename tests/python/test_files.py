@@ -111,6 +111,22 @@ def test_names_that_are_not_utf8_and_errno_subclasses(tmp_path):
         gutf8.decode_file(os.path.join(os.fsencode(str(tmp_path)), b"gone\xe9"))
 
 
+def test_repair_file_output_as_the_cli(tmp_path):
+    """Through a symbolic link to its file, an existing file's mode kept, a device written directly."""
+    src = tmp_path / "in.txt"
+    src.write_bytes(b"a\xffb")
+    target = tmp_path / "target.txt"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.txt"
+    os.symlink(target, link)
+    gutf8.repair_file(src, link, backend="cpu")
+    assert link.is_symlink() and target.read_bytes() == b"a\xef\xbf\xbdb"
+    assert (os.stat(target).st_mode & 0o777) == 0o640
+    assert gutf8.repair_file(src, os.devnull, backend="cpu").errors == 1
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
 def test_unreadable_paths_raise_oserror(tmp_path):
     with pytest.raises(OSError):
         gutf8.validate_file(tmp_path / "missing")
