@@ -3,6 +3,7 @@
 // allocation of RAII resources) and by the host convenience wrappers.
 #pragma once
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -31,5 +32,12 @@ class error : public std::runtime_error {
   errc code_;
   int errno_value_;
 };
+
+// The io_failure of a system call that failed with errno `e`: "context: reason" (the reason alone
+// without a context), errno_value() = e.
+inline error system_call_failure(int e, const std::string& context = {}) {
+  const std::string reason = std::strerror(e);
+  return error(errc::io_failure, context.empty() ? reason : context + ": " + reason, e);
+}
 
 }  // namespace gutf8

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "gutf8/error.hpp"
 
@@ -11,10 +10,7 @@ namespace gutf8_py {
 
 std::uint64_t file_size(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    const int e = errno;
-    throw gutf8::error(gutf8::errc::io_failure, path + ": " + std::strerror(e), e);
-  }
+  if (::stat(path.c_str(), &st) != 0) throw gutf8::system_call_failure(errno, path);
   if (!S_ISREG(st.st_mode)) throw gutf8::error(gutf8::errc::io_failure, path + ": not a regular file");
   return static_cast<std::uint64_t>(st.st_size);
 }

@@ -231,9 +231,8 @@ gutf8::progress_function progress_caller(nb::handle callback) {
 void write_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    const int e = n < 0 ? errno : 0;
-    if (e == EINTR) continue;
-    if (n < 0) throw gutf8::error(gutf8::errc::io_failure, std::string("write failed: ") + std::strerror(e), e);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw gutf8::system_call_failure(errno, "write failed");
     bytes = bytes.subspan(static_cast<std::size_t>(n));
   }
 }

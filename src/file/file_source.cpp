@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <string>
 
 #include "file/on_threads.hpp"
@@ -32,9 +31,8 @@ void file_source::read_once(std::span<std::uint8_t> buffer, std::uint64_t at) co
                               static_cast<off_t>(base_ + at + filled));
     if (n == 0) shrank();
     if (n < 0) {
-      const int e = errno;
-      if (e == EINTR) continue;
-      throw error(errc::io_failure, std::strerror(e), e);
+      if (errno == EINTR) continue;
+      throw system_call_failure(errno);
     }
     filled += static_cast<std::size_t>(n);
   }

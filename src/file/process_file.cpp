@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 #include "codec/cpu_block.hpp"
@@ -28,10 +27,7 @@ constexpr std::size_t default_piece_bytes = std::size_t{2} << 20;  // a core's L
 
 std::uint64_t size_of(int fd) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int e = errno;
-    throw error(errc::io_failure, std::strerror(e), e);
-  }
+  if (::fstat(fd, &st) != 0) throw system_call_failure(errno);
   if (!S_ISREG(st.st_mode)) throw error(errc::invalid_argument, "process_file needs a regular file");
   return static_cast<std::uint64_t>(st.st_size);
 }
@@ -166,10 +162,7 @@ file_report process_file(int fd, std::uint64_t offset, const file_config& config
 file_report process_file(const std::string& path, const file_config& config, const output_sink& sink,
                          const progress_function& progress, std::size_t top_n) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    throw error(errc::io_failure, path + ": " + std::strerror(e), e);
-  }
+  if (fd < 0) throw system_call_failure(errno, path);
   struct closer {
     int fd;
     ~closer() { ::close(fd); }
