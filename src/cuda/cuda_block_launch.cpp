@@ -39,7 +39,6 @@ block_result cuda_processor::process(const block_request& rq) {
   const block_result r = process_block(rq);
   if (rq.histogram != nullptr)
     for (const cp_run& run : pending_runs_) rq.histogram[run.code_point] += run.count;
-  pending_runs_.clear();
   return r;
 }
 

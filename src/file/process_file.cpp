@@ -94,14 +94,14 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
     lane.nth_usable = config.all_devices;
     const unsigned lanes_per_gpu = tuning.lanes_per_gpu != 0 ? tuning.lanes_per_gpu : output_width(op) == 0 ? 3 : 2;
     const std::vector<int> devices = devices_of(config);
-    for (const int device : devices)
-      for (unsigned l = 0; l < lanes_per_gpu; ++l) {
-        lane.device = device;
-        // The limit is the GPU's: its lanes (one processor each) share it.
-        const auto lanes_here = static_cast<std::uint64_t>(std::ranges::count(devices, device)) * lanes_per_gpu;
-        lane.device_memory_limit = sc.backend.device_memory_limit / lanes_here;
+    for (const int device : devices) {
+      lane.device = device;
+      // The limit is the GPU's: its lanes (one processor each) share it.
+      const auto lanes_here = static_cast<std::uint64_t>(std::ranges::count(devices, device)) * lanes_per_gpu;
+      lane.device_memory_limit = sc.backend.device_memory_limit / lanes_here;
+      for (unsigned l = 0; l < lanes_per_gpu; ++l)
         lanes.push_back(static_cast<gpu_lane*>(workers.emplace_back(std::make_unique<gpu_lane>(work, lane)).get()));
-      }
+    }
   }
 
   if (tuning.extra_workers)
