@@ -205,6 +205,21 @@ class event {
   detail::unique_handle<cudaEvent_t, cudaEventDestroy> e_;
 };
 
+// Makes `device` current for a scope and gives the thread its previous current device back after it.
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    check(cudaGetDevice(&previous_), "cudaGetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~device_scope() { cudaSetDevice(previous_); }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 // Why no GPU is usable, or an empty string when one is.
 inline std::string gpu_unavailable_reason() {
   int count = 0;

@@ -175,7 +175,7 @@ nb::object col_device(std::string_view op, nb::handle schema, nb::handle array, 
       else throw gutf8::error(gutf8::errc::invalid_argument, "unknown column operation");
     } else {
 #ifdef GUTF8_PY_CUDA
-      const device_scope scope(static_cast<int>(in.array->device_id));
+      const gutf8::cuda::device_scope scope(static_cast<int>(in.array->device_id));
       const auto stream = reinterpret_cast<cudaStream_t>(stream_handle);
       namespace dev = gutf8::device;
       if (op == "is_valid") validity = dev::is_valid(*in.array, *in.schema, opt, stream);

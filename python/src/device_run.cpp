@@ -110,7 +110,7 @@ nb::tuple device_call(std::string_view op, std::uintptr_t ptr, std::uint64_t n, 
   std::uint64_t length = 0;
   {
     nb::gil_scoped_release unlocked;
-    const device_scope scope(device);
+    const gutf8::cuda::device_scope scope(device);
     r = call(op, in, n, policy, stream);
     s = gutf8::device::to_summary(r.summary, unit);
     if (s.first_error) length = unit_length(in, n, s.first_error->offset, unit);

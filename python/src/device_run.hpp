@@ -9,21 +9,6 @@
 
 namespace gutf8_py {
 
-// Makes `device` current for a call and restores the caller's device after it.
-class device_scope {
- public:
-  explicit device_scope(int device) {
-    gutf8::cuda::check(cudaGetDevice(&previous_), "cudaGetDevice");
-    gutf8::cuda::check(cudaSetDevice(device), "cudaSetDevice");
-  }
-  ~device_scope() { cudaSetDevice(previous_); }
-  device_scope(const device_scope&) = delete;
-  device_scope& operator=(const device_scope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
 // Adds _gutf8.device_call and _gutf8.dlpack_view to the module.
 void bind_device(nanobind::module_& m);
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "cuda/cuda_block.hpp"
@@ -98,14 +99,9 @@ class cuda_processor final : public block_processor {
   void merge_histogram(stream_resources& s, std::uint64_t code_points, unsigned index);
   block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned);
 
-  // The destroying thread's current device, set back after every member is gone (declared
-  // first, destroyed last): the destructor makes device_ current to release its resources.
-  struct current_device_restorer {
-    int previous = -1;
-    ~current_device_restorer() {
-      if (previous >= 0) cudaSetDevice(previous);
-    }
-  } restore_device_;
+  // device_ made current by the destructor to release the resources, and the destroying thread's
+  // device given back after every member is gone (declared first, destroyed last).
+  std::optional<cuda::device_scope> on_device_;
   std::unique_ptr<block_processor> fallback_;
   cuda_tuning tuning_;
   int device_;

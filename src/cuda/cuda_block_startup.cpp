@@ -20,9 +20,10 @@ cuda_processor::cuda_processor(const options& opt, std::unique_ptr<block_process
 
 cuda_processor::~cuda_processor() {
   if (started_) {
-    int current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess && current != device_) restore_device_.previous = current;
-    cudaSetDevice(device_);
+    try {
+      on_device_.emplace(device_);
+    } catch (const error&) {  // no switch: release where we are, as a failed cudaSetDevice would
+    }
     for (stream_resources& s : streams_) cudaStreamSynchronize(s.stream);
   }
 }
