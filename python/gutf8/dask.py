@@ -87,15 +87,28 @@ def _identity(path: str) -> tuple[int, int, int]:
     return st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def _row(path: str, work: Callable[[str], tuple[gutf8.Report, dict]]) -> dict:
+class _Work:
+    """One file's job for _row, called on its path. replaces_input: whether it replaces the file
+    itself (whose identity then changes by design); discard: undoes what it wrote, for a file that
+    changed while it was read."""
+
+    def replaces_input(self, path: str) -> bool:
+        return False
+
+    def discard(self, path: str) -> None:
+        pass
+
+
+def _row(path: str, work: _Work) -> dict:
     """Runs `work` on one file; what goes wrong becomes the row's `error`, never an exception."""
     start = time.perf_counter()
     row: dict[str, Any] = {"path": path}
     try:
-        in_place = getattr(work, "replaces_input", lambda _: False)(path)
+        in_place = work.replaces_input(path)
         before = _identity(path)
         report, extra = work(path)
-        if not in_place and _identity(path) != before:
+        if not in_place and _identity(path) != before:  # the work is of a file that no longer exists as read
+            work.discard(path)
             raise OSError(f"{path}: the file changed while it was read")
         row.update(bytes=report.bytes, valid=report.valid, errors=report.errors, offset=report.offset,
                    line=report.line, column=report.column, reason=report.reason, **extra)
@@ -105,7 +118,7 @@ def _row(path: str, work: Callable[[str], tuple[gutf8.Report, dict]]) -> dict:
     return row
 
 
-class _Validate:
+class _Validate(_Work):
     def __init__(self, backend: str, threads: int, device: Optional[int]) -> None:
         self.backend, self.threads, self.device = backend, threads, device
 
@@ -113,7 +126,7 @@ class _Validate:
         return gutf8.validate_file(path, backend=self.backend, threads=self.threads, device=self.device), {}
 
 
-class _Repair:
+class _Repair(_Work):
     def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int,
                  device: Optional[int]) -> None:
         self.root, self.out_dir, self.errors = root, out_dir, errors
@@ -128,16 +141,14 @@ class _Repair:
         out = self._output(path)
         return os.path.exists(out) and os.path.samefile(path, out)
 
+    def discard(self, path: str) -> None:
+        os.unlink(self._output(path))
+
     def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
         out = self._output(path)
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        in_place = self.replaces_input(path)
-        before = _identity(path)
         report = gutf8.repair_file(path, out, self.errors, backend=self.backend, threads=self.threads,
                                    device=self.device)
-        if not in_place and _identity(path) != before:  # the repair is of a file that no longer exists as read
-            os.unlink(out)
-            raise OSError(f"{path}: the file changed while it was read")
         return report, {"output": out}
 
 

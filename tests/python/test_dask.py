@@ -106,6 +106,24 @@ def test_a_file_that_changes_is_reported(tmp_path, monkeypatch):
     assert len(frame) == 1 and "changed" in frame.error[0] and pd.isna(frame.bytes[0])
 
 
+def test_a_file_that_changes_while_repaired_leaves_no_output(tmp_path, monkeypatch):
+    path = tmp_path / "moving.txt"
+    path.write_bytes(b"a\xffc")
+    real = gutf8.repair_file
+
+    def grow_while_reading(p, out, *a, **kw):
+        r = real(p, out, *a, **kw)
+        with open(p, "ab") as f:
+            f.write(b"more")
+        return r
+
+    monkeypatch.setattr(gutf8, "repair_file", grow_while_reading)
+    monkeypatch.setattr(gutf8.dask, "_client", lambda c: None)  # run here, where the patch is
+    frame = gutf8.dask.repair_files([str(path)], tmp_path / "out", backend="cpu")
+    assert len(frame) == 1 and "changed" in frame.error[0] and pd.isna(frame.output[0])
+    assert not (tmp_path / "out" / "moving.txt").exists()
+
+
 def test_repair_in_place_keeps_the_repaired_files(tmp_path, monkeypatch):
     """out_dir = the inputs' directory: each file is replaced by its repair, never deleted."""
     contents = {tmp_path / "bad.txt": b"ab\xffcd\xe2\x82", tmp_path / "sub" / "good.txt": "na\u00efve".encode()}
