@@ -227,6 +227,16 @@ void expect_same_as_cpu(const std::vector<row>& rows, const arrow_layout& layout
   EXPECT_EQ(strings_of(gm.array(), gm.schema()), expect_cast(rows, on_invalid::replace));
 }
 
+// Random valid text of `bytes` with errors at its second byte, its middle and its end: a row far
+// longer than a tile or a warp's share.
+string long_row_with_errors(std::mt19937_64& g, std::size_t bytes) {
+  string text = random_text(g, bytes, 0.0);
+  text[1] = '\xFF';
+  text[text.size() / 2] = '\xC0';
+  text.back() = '\xE2';
+  return text;
+}
+
 std::vector<row> edge_rows() {
   return {string("abc"), string("\xE2\x82"), std::nullopt, string("\xAC rest"), string(""), string("\xC3\xA9"),
           string("\xF0\x9F\x98"), string("\x80"), std::nullopt, string("\xE1\x80\xE2\xF0\x91\x92\xF1\xBF\x41"),
@@ -287,10 +297,7 @@ TEST(GpuColumns, MillionsOfTinyRows) {
 TEST(GpuColumns, OneHugeRow) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(29);
-  string text = random_text(g, (std::size_t{96} << 20) + 5, 0.0);
-  text[1] = '\xFF';
-  text[text.size() / 2] = '\xC0';
-  text.back() = '\xE2';
+  const string text = long_row_with_errors(g, (std::size_t{96} << 20) + 5);
   expect_same_as_cpu({string("x"), text, std::nullopt, string("\xBF")}, arrow_layout{true, true, 0, 0, ""});
 }
 
@@ -444,10 +451,7 @@ TEST(GpuColumnViews, MillionsOfTinyRows) {
 TEST(GpuColumnViews, OneLongRow) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(43);
-  string text = random_text(g, (std::size_t{40} << 20) + 7, 0.0);
-  text[1] = '\xFF';
-  text[text.size() / 2] = '\xC0';
-  text.back() = '\xE2';
+  const string text = long_row_with_errors(g, (std::size_t{40} << 20) + 7);
   expect_same_as_cpu({string("x"), text, std::nullopt, string("\xBF"), string("a clean long row, 20 B")},
                      view_layout(true, 0, 2));
 }
