@@ -45,8 +45,10 @@ __global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
   // after it; limit: all below it), so the warp's output is a prefix of its input.
   const bool verbatim = __all_sync(full_mask, stopped || (repl == 0 && copy == (L.inr & keep)));
   u8* st = st_sh[warp];
-  if (!verbatim && !stopped)  // stage at warp-local offsets while warp 0 looks back
-    stage_repaired_bytes(L.x, copy, repl, st, s.exclusive - s.warp_exclusive);
+  if (!verbatim)  // stage at warp-local offsets while warp 0 looks back
+    stage_warp_repaired<sanitize_few_lanes>(
+        in, [] { return u64{blockIdx.x} * tile_bytes + (threadIdx.x >> 5) * warp_bytes; }, L.x, copy, repl, stopped,
+        st, s.exclusive - s.warp_exclusive);
   const warp_output w =
       place_warp_output<1, counted>(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
   if (w.stopped) return;

@@ -47,6 +47,9 @@ inline constexpr unsigned column_waves = 4;
 // their units with 32-way bank conflicts).
 inline constexpr std::uint32_t balance_above = 6;
 inline constexpr std::uint32_t balance_below = 768;
+// Sanitize: a warp whose bytes change in at most this many lanes repairs those lanes one at a
+// time with all its lanes (the others store their bytes as they are), else each lane byte by byte.
+inline constexpr std::uint32_t sanitize_few_lanes = 8;
 // Where warp 0 looks back in the fused decoder: before its own staging under strict (the lead
 // counts were published long before), after it under replace and drop (before cost ASCII 2-3 %).
 template <error_policy P>

@@ -55,4 +55,52 @@ __device__ __forceinline__ u32 stage_repaired_bytes(const u32 (&x)[8], u32 copy,
   return k;
 }
 
+// One lane's 32 bytes unchanged at st[k ..), any k: the bytes before the first 4-byte boundary and
+// after the last one alone (neighbouring lanes share those words), the others as whole words.
+__device__ __forceinline__ void stage_lane_bytes(const u32 (&x)[8], u8* st, u32 k) {
+  const u32 h = (0u - k) & 3u;  // bytes before the boundary
+#pragma unroll
+  for (u32 j = 0; j < 3; ++j)
+    if (j < h) st[k + j] = static_cast<u8>(x[0] >> (8 * j));
+  u32* w = reinterpret_cast<u32*>(st + k + h);
+#pragma unroll
+  for (int m = 0; m < 8; ++m)
+    if (m < 7 || h == 0) w[m] = funnel_r(x[m], m < 7 ? x[m + 1] : 0u, 8 * h);
+#pragma unroll
+  for (u32 j = 1; j < 4; ++j)
+    if (h != 0 && j >= h) st[k + 28 + j] = static_cast<u8>(x[7] >> (8 * j));
+}
+
+// One warp, the lanes that are not stopped: each lane's repaired bytes (stage_repaired_bytes) at
+// st[k ..). Where few lanes change their bytes, the others store theirs as they are
+// (stage_lane_bytes) and the warp repairs the few one at a time, lane i taking byte i: the
+// byte-by-byte form costs every lane of the warp its 32 positions as soon as one lane needs it.
+// in + warp_pos: the warp's bytes in memory (read again for the few, from L1; only bytes below
+// the input's end are copied). warp_pos is formed in here, when needed: held from the start, the
+// pointer spilled under sanitize's 32 registers.
+template <u32 FewLanes, class WarpPos>
+__device__ __forceinline__ void stage_warp_repaired(const u8* in, WarpPos warp_pos, const u32 (&x)[8], u32 copy,
+                                                    u32 repl, bool stopped, u8* st, u32 k) {
+  const bool unchanged = !stopped && repl == 0 && copy == ~0u;
+  const u32 changed = __ballot_sync(0xFFFFFFFFu, !stopped && !unchanged);
+  if (static_cast<u32>(popc(changed)) > FewLanes) {
+    if (!stopped) stage_repaired_bytes(x, copy, repl, st, k);
+    return;
+  }
+  if (unchanged) stage_lane_bytes(x, st, k);
+  const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+  for (u32 m = changed; m != 0; m &= m - 1) {
+    const u32 src = static_cast<u32>(lowest_bit(m));
+    const u32 c = __shfl_sync(0xFFFFFFFFu, copy, src), r = __shfl_sync(0xFFFFFFFFu, repl, src);
+    const u32 at = __shfl_sync(0xFFFFFFFFu, k, src) + static_cast<u32>(popc(c & below) + 3 * popc(r & below));
+    if ((c >> lane) & 1u) {
+      st[at] = in[warp_pos() + src * 32u + lane];
+    } else if ((r >> lane) & 1u) {
+      st[at] = 0xEF;
+      st[at + 1] = 0xBF;
+      st[at + 2] = 0xBD;
+    }
+  }
+}
+
 }  // namespace gutf8::kern

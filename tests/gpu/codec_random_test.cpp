@@ -1,6 +1,9 @@
 // Random GPU-vs-CPU comparisons: text of every script mix, error rates from 0.01% to 50%,
 // all-ASCII and all-4-byte inputs, every size 0..300, sizes around tile boundaries and
 // misaligned input pointers, through every kernel, variant and policy.
+#include <algorithm>
+#include <vector>
+
 #include "gpu_harness.hpp"
 #include "utf8/policy.cuh"
 
@@ -29,6 +32,30 @@ TEST(GpuRandom, ScriptsAndErrorRates) {
       ASSERT_TRUE(check_all_encode(ws, u, "random utf32"));
     }
   }
+}
+
+// Sanitize repairs the lanes of a warp whose bytes change one at a time with the whole warp while
+// there are at most kern::sanitize_few_lanes of them, else lane by lane: warp w here has w % 12
+// such lanes (0 .. 11, around the threshold), each with one error of a varying kind in its
+// 32 bytes, in mixed-width text so that the lanes' output offsets take every alignment.
+TEST(GpuRandom, SanitizeChangedLanesAroundTheThreshold) {
+  GUTF8_REQUIRE_GPU();
+  static_assert(kern::sanitize_few_lanes + 3 <= 12);
+  workspace ws;
+  auto g = rng(4242);
+  static constexpr std::uint8_t bad[] = {0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF};
+  bytes b = random_text(g, 4 * tile + 77, script::mixed);
+  const std::size_t warps = b.size() / kern::warp_bytes;
+  for (std::size_t w = 0; w < warps; ++w) {
+    std::vector<std::size_t> lanes(32);
+    for (std::size_t i = 0; i < 32; ++i) lanes[i] = i;
+    std::shuffle(lanes.begin(), lanes.end(), g);
+    for (std::size_t i = 0; i < w % 12; ++i)
+      b[w * kern::warp_bytes + lanes[i] * kern::lane_bytes + g() % kern::lane_bytes] = bad[g() % sizeof bad];
+  }
+  for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
+    for (error_policy p : policies)
+      EXPECT_TRUE(check(ws, op::sanitize, b, p, "changed lanes", misalign));
 }
 
 TEST(GpuRandom, AllAsciiAndAllFourByte) {
