@@ -57,26 +57,30 @@ __device__ __forceinline__ void store_shared(u32 at, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
 }
 
-// The balanced path's first half, one lane: the 4 bytes that start at each of its units (for an
-// error unit when Flagged: replacement_utf8) at st[s], st[s + 1], ... Unrolled over the
-// 32 byte positions, so that the bytes come out of the registers by funnel shifts of static
-// amounts and the cost does not depend on the lane's units: listing them one by one ran as long
-// as the warp's busiest lane (lanes with ASCII runs hold up to ~24 units; CJK ones ~11).
-template <bool Flagged>
-__device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, u32 errors, const u32 (&x)[8], u32 nx) {
+// The balanced path's first half, one lane: the 4 bytes that start at each of its units at
+// st[s], st[s + 1], ... Unrolled over the 32 byte positions, so that the bytes come out of the
+// registers by funnel shifts of static amounts and the cost does not depend on the lane's units:
+// listing them one by one ran as long as the warp's busiest lane (lanes with ASCII runs hold up
+// to ~24 units; CJK ones ~11).
+__device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, const u32 (&x)[8], u32 nx) {
   // A shared address advanced by one word a unit: through st[s++] the compiler recomputed the
   // buffer's address at every position under the 40-register bound (6 instructions a position).
   u32 at = static_cast<u32>(__cvta_generic_to_shared(st + s));
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
     const u32 lo = x[i / 4], hi = i < 28 ? x[i / 4 + 1] : nx;
-    u32 bytes = funnel_r(lo, hi, 8 * (i % 4));
-    if constexpr (Flagged) bytes = ((errors >> i) & 1u) ? replacement_utf8 : bytes;
     if ((units >> i) & 1u) {
-      store_shared(at, bytes);
+      store_shared(at, funnel_r(lo, hi, 8 * (i % 4)));
       at += 4;
     }
   }
+}
+
+// Replace: the listed error units of a lane become replacement_utf8, one store each (a select at
+// every listed position cost each lane of a warp with an error 32 instructions).
+__device__ __forceinline__ void flag_error_units(u32* st, u32 s, u32 units, u32 errors) {
+  for (; errors != 0; errors &= errors - 1)
+    st[s + static_cast<u32>(popc(units & below_bit(static_cast<u32>(lowest_bit(errors)))))] = replacement_utf8;
 }
 
 // Its second half, one warp: slot j's code point to dst[j] for j < count, lane j taking slots
@@ -143,8 +147,8 @@ __device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, cons
   const bool flagged = P == error_policy::replace && balanced && __any_sync(full_mask, live && (outb & ~L.wf));
   if (balanced) {
     if (live) {
-      if (flagged) list_unit_bytes<true>(st, k, outb, outb & ~L.wf, L.x, L.nx);
-      else list_unit_bytes<false>(st, k, outb, 0, L.x, L.nx);
+      list_unit_bytes(st, k, outb, L.x, L.nx);
+      if (flagged) flag_error_units(st, k, outb, outb & ~L.wf);
     }
   } else if (live && outb) {
     // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.
