@@ -34,13 +34,14 @@ TEST(GpuRandom, ScriptsAndErrorRates) {
   }
 }
 
-// Sanitize repairs the lanes of a warp whose bytes change one at a time with the whole warp while
-// there are at most kern::sanitize_few_lanes of them, else lane by lane: warp w here has w % 12
-// such lanes (0 .. 11, around the threshold), each with one error of a varying kind in its
+// Sanitize repairs the lanes of a warp whose bytes change with the whole warp while there are at
+// most kern::sanitize_few_lanes of them, else lane by lane: warp w here has w % (few + 4) such
+// lanes (0 .. few + 3, around the threshold), each with one error of a varying kind in its
 // 32 bytes, in mixed-width text so that the lanes' output offsets take every alignment.
 TEST(GpuRandom, SanitizeChangedLanesAroundTheThreshold) {
   GUTF8_REQUIRE_GPU();
-  static_assert(kern::sanitize_few_lanes + 3 <= 12);
+  constexpr std::size_t span = kern::sanitize_few_lanes + 4;
+  static_assert(span <= 32 && span <= 4 * kern::tile_warps);
   workspace ws;
   auto g = rng(4242);
   static constexpr std::uint8_t bad[] = {0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF};
@@ -50,7 +51,7 @@ TEST(GpuRandom, SanitizeChangedLanesAroundTheThreshold) {
     std::vector<std::size_t> lanes(32);
     for (std::size_t i = 0; i < 32; ++i) lanes[i] = i;
     std::shuffle(lanes.begin(), lanes.end(), g);
-    for (std::size_t i = 0; i < w % 12; ++i)
+    for (std::size_t i = 0; i < w % span; ++i)
       b[w * kern::warp_bytes + lanes[i] * kern::lane_bytes + g() % kern::lane_bytes] = bad[g() % sizeof bad];
   }
   for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
