@@ -4,7 +4,8 @@
 // look-back. A warp whose output is its input verbatim (no error in it: the common case) stores
 // its bytes from registers where its output is 16-byte aligned (valid text in aligned buffers),
 // else through its staging area; other warps stage their repaired bytes there before the
-// look-back. No shared copy of the tile: 8 blocks per SM.
+// look-back (those with few changed lanes repair them together: stage_warp_repaired). No shared
+// copy of the tile: 8 blocks per SM.
 #pragma once
 
 #include "prim/store_range.cuh"
@@ -46,9 +47,8 @@ __global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
   const bool verbatim = __all_sync(full_mask, stopped || (repl == 0 && copy == (L.inr & keep)));
   u8* st = st_sh[warp];
   if (!verbatim)  // stage at warp-local offsets while warp 0 looks back
-    stage_warp_repaired<sanitize_few_lanes>(
-        in, [] { return u64{blockIdx.x} * tile_bytes + (threadIdx.x >> 5) * warp_bytes; }, L.x, copy, repl, stopped,
-        st, s.exclusive - s.warp_exclusive);
+    stage_warp_repaired<sanitize_few_lanes>(in + base + warp * warp_bytes, L.x, copy, repl, stopped, st,
+                                           s.exclusive - s.warp_exclusive);
   const warp_output w =
       place_warp_output<1, counted>(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
   if (w.stopped) return;

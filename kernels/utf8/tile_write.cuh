@@ -75,12 +75,11 @@ __device__ __forceinline__ void stage_lane_bytes(const u32 (&x)[8], u8* st, u32 
 // st[k ..). Where few lanes change their bytes, the others store theirs as they are
 // (stage_lane_bytes) and the warp repairs the few one at a time, lane i taking byte i: the
 // byte-by-byte form costs every lane of the warp its 32 positions as soon as one lane needs it.
-// in + warp_pos: the warp's bytes in memory (read again for the few, from L1; only bytes below
-// the input's end are copied). warp_pos is formed in here, when needed: held from the start, the
-// pointer spilled under sanitize's 32 registers.
-template <u32 FewLanes, class WarpPos>
-__device__ __forceinline__ void stage_warp_repaired(const u8* in, WarpPos warp_pos, const u32 (&x)[8], u32 copy,
-                                                    u32 repl, bool stopped, u8* st, u32 k) {
+// warp_in: the warp's bytes in memory, read again for the few (from L1; only bytes below the
+// input's end are copied).
+template <u32 FewLanes>
+__device__ __forceinline__ void stage_warp_repaired(const u8* warp_in, const u32 (&x)[8], u32 copy, u32 repl,
+                                                    bool stopped, u8* st, u32 k) {
   const bool unchanged = !stopped && repl == 0 && copy == ~0u;
   const u32 changed = __ballot_sync(0xFFFFFFFFu, !stopped && !unchanged);
   if (static_cast<u32>(popc(changed)) > FewLanes) {
@@ -94,7 +93,7 @@ __device__ __forceinline__ void stage_warp_repaired(const u8* in, WarpPos warp_p
     const u32 c = __shfl_sync(0xFFFFFFFFu, copy, src), r = __shfl_sync(0xFFFFFFFFu, repl, src);
     const u32 at = __shfl_sync(0xFFFFFFFFu, k, src) + static_cast<u32>(popc(c & below) + 3 * popc(r & below));
     if ((c >> lane) & 1u) {
-      st[at] = in[warp_pos() + src * 32u + lane];
+      st[at] = warp_in[src * lane_bytes + lane];
     } else if ((r >> lane) & 1u) {
       st[at] = 0xEF;
       st[at + 1] = 0xBF;
