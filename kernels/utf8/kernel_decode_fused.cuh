@@ -143,12 +143,10 @@ __device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, cons
   u32 rest = outb & ~(bulk * 0xFu);
   const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
-  // Replace: only a warp with error units pays for flagging them.
-  const bool flagged = P == error_policy::replace && balanced && __any_sync(full_mask, live && (outb & ~L.wf));
   if (balanced) {
     if (live) {
       list_unit_bytes(st, k, outb, L.x, L.nx);
-      if (flagged) flag_error_units(st, k, outb, outb & ~L.wf);
+      if constexpr (P == error_policy::replace) flag_error_units(st, k, outb, outb & ~L.wf);
     }
   } else if (live && outb) {
     // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.

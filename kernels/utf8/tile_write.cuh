@@ -37,6 +37,13 @@ __device__ __forceinline__ void write_staged_bytes(const u8* st, u32 s0, u32 cnt
   write_bytes_from(reinterpret_cast<const u32*>(st), s0, cnt, dst);
 }
 
+// EF BF BD (U+FFFD, what replaces an error unit) at st[at ..).
+__device__ __forceinline__ void stage_replacement(u8* st, u32 at) {
+  st[at] = 0xEF;
+  st[at + 1] = 0xBF;
+  st[at + 2] = 0xBD;
+}
+
 // One lane's repaired bytes at st[k ..): the bytes of its 32 (x) marked in copy, and EF BF BD
 // (U+FFFD) for each byte marked in repl (an error unit's first byte). Returns the end.
 __device__ __forceinline__ u32 stage_repaired_bytes(const u32 (&x)[8], u32 copy, u32 repl, u8* st, u32 k) {
@@ -46,9 +53,7 @@ __device__ __forceinline__ u32 stage_repaired_bytes(const u32 (&x)[8], u32 copy,
     if ((copy >> i) & 1u) {
       st[k++] = b;
     } else if ((repl >> i) & 1u) {
-      st[k] = 0xEF;
-      st[k + 1] = 0xBF;
-      st[k + 2] = 0xBD;
+      stage_replacement(st, k);
       k += 3;
     }
   }
@@ -87,7 +92,7 @@ __device__ __forceinline__ void stage_warp_repaired(const u8* warp_in, const u32
     return;
   }
   if (unchanged) stage_lane_bytes(x, st, k);
-  const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+  const u32 lane = threadIdx.x & 31u, below = below_bit(lane);
   for (u32 m = changed; m != 0; m &= m - 1) {
     const u32 src = static_cast<u32>(lowest_bit(m));
     const u32 c = __shfl_sync(0xFFFFFFFFu, copy, src), r = __shfl_sync(0xFFFFFFFFu, repl, src);
@@ -95,9 +100,7 @@ __device__ __forceinline__ void stage_warp_repaired(const u8* warp_in, const u32
     if ((c >> lane) & 1u) {
       st[at] = warp_in[src * lane_bytes + lane];
     } else if ((r >> lane) & 1u) {
-      st[at] = 0xEF;
-      st[at + 1] = 0xBF;
-      st[at + 2] = 0xBD;
+      stage_replacement(st, at);
     }
   }
 }
