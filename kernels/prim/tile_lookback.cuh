@@ -187,7 +187,8 @@ struct tile_state<T, false> {
 //    before it "invalid". The owner adds aggregate + its exclusive prefix after a barrier that
 //    follows every part's add, so in the word's order of modifications it comes last: the
 //    status carries to "inclusive", the count becomes prefix + count. Counted values never stop.
-// The words are cleared (zero) before every launch, by a memset or by a kernel before it. A tile's
+// The words live in global memory and are cleared (zero) before every launch, by a memset or by a
+// kernel before it. A tile's
 // own value must stay below 2^27, so that a look-back window of 31 of them sums in 32 bits (the
 // codec's tiles hold at most 2^15); prefixes (inclusive values) may use all 61 bits.
 struct flagged_count_state {
@@ -215,13 +216,20 @@ struct flagged_count_state {
   __device__ __forceinline__ void publish_inclusive(unsigned tile, value_type v) const {
     word(tile).store(inclusive_bits | v, ::cuda::memory_order_relaxed);
   }
+  // Each add is one relaxed device-scope reduction on the word in global memory: an atomic_ref on
+  // the generic pointer wrapped the one lane's add in warp aggregation and a shared-memory fallback
+  // (about 15 instructions a warp; bench/results/codec_tuning.md, session 19).
   template <unsigned Parts>
   __device__ __forceinline__ void add_part(unsigned tile, unsigned count) const {
     static_assert(Parts >= 1 && Parts <= 8 && (Parts & (Parts - 1)) == 0, "arrivals must sum to the status bit");
-    word(tile).fetch_add(aggregate_bits / Parts + count, ::cuda::memory_order_relaxed);
+    add_relaxed(tile, aggregate_bits / Parts + count);
   }
   __device__ __forceinline__ void add_counted_inclusive(unsigned tile, value_type prefix) const {
-    word(tile).fetch_add(aggregate_bits + prefix, ::cuda::memory_order_relaxed);
+    add_relaxed(tile, aggregate_bits + prefix);
+  }
+  __device__ __forceinline__ void add_relaxed(unsigned tile, value_type v) const {
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(__cvta_generic_to_global(words + tile)), "l"(v)
+                 : "memory");
   }
 
   // The look-back's window, all 32 lanes: lane `first` holds the nearest inclusive entry (or the
