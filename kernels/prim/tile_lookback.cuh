@@ -188,9 +188,9 @@ struct tile_state<T, false> {
 //    follows every part's add, so in the word's order of modifications it comes last: the
 //    status carries to "inclusive", the count becomes prefix + count. Counted values never stop.
 // The words live in global memory and are cleared (zero) before every launch, by a memset or by a
-// kernel before it. A tile's
-// own value must stay below 2^27, so that a look-back window of 31 of them sums in 32 bits (the
-// codec's tiles hold at most 2^15); prefixes (inclusive values) may use all 61 bits.
+// kernel before it. A tile's own value must stay below 2^27, so that a look-back window of 31 of
+// them sums in 32 bits (the codec's tiles hold at most 2^15); prefixes (inclusive values) may use
+// all 61 bits.
 struct flagged_count_state {
   using value_type = unsigned long long;
   using sum = flagged_sum<value_type, 61>;
@@ -216,9 +216,9 @@ struct flagged_count_state {
   __device__ __forceinline__ void publish_inclusive(unsigned tile, value_type v) const {
     word(tile).store(inclusive_bits | v, ::cuda::memory_order_relaxed);
   }
-  // Each add is one relaxed device-scope reduction on the word in global memory: an atomic_ref on
-  // the generic pointer wrapped the one lane's add in warp aggregation and a shared-memory fallback
-  // (about 15 instructions a warp; bench/results/codec_tuning.md, session 19).
+  // Each add is one relaxed device-scope reduction on the word's global address: an atomic_ref on
+  // the generic pointer added a test for a shared-memory address and a compare-and-swap loop for
+  // that case around it (bench/results/codec_tuning.md, session 19).
   template <unsigned Parts>
   __device__ __forceinline__ void add_part(unsigned tile, unsigned count) const {
     static_assert(Parts >= 1 && Parts <= 8 && (Parts & (Parts - 1)) == 0, "arrivals must sum to the status bit");
