@@ -22,7 +22,9 @@
 //      * many (CJK, emoji): lanes only list the 4 bytes that start at each of their units; after
 //        the look-back lane j decodes slots j, j + 32, ...: every lane does the same work
 //        whatever its bytes hold, the shared-memory reads of neighbouring slots hit distinct
-//        banks, the stores coalesce.
+//        banks, the stores coalesce. A warp whose every lane has 8 units 4 bytes apart (text of
+//        4-byte sequences) lists them without testing each byte position and, where all are
+//        4-byte sequences, decodes them with the 4-byte rule alone.
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
 // One tile a block: two tiles with one look-back paid only while aggregates were published late
 // (bench/results/codec_tuning.md, session 13).
@@ -76,6 +78,35 @@ __device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, const
   }
 }
 
+// Decodes a well-formed 4-byte sequence (lead in x's lowest byte): its four fields packed by two
+// byte dot products, 4 instructions where decode_unit needs 10.
+__device__ __forceinline__ u32 decode_four_bytes(u32 x) {
+  const u32 z = x & 0x3F3F3F07u;
+  return 4096u * byte_dot(z, 0x00000140u) + byte_dot(z, 0x01400000u);
+}
+
+// list_unit_bytes for a lane whose units start 4 bytes apart from its byte r on (text of 4-byte
+// sequences only, such as emoji): eight funnel shifts, no test of the 32 positions.
+__device__ __forceinline__ void list_quad_units(u32* st, u32 s, u32 r, const u32 (&x)[8], u32 nx) {
+#pragma unroll
+  for (int j = 0; j < 8; ++j) st[s + j] = funnel_r(x[j], j < 7 ? x[j + 1] : nx, 8 * r);
+}
+
+// Whether the 8 units list_quad_units lists all start with a 4-byte lead (F0..F7).
+__device__ __forceinline__ bool quad_leads(u32 r, const u32 (&x)[8]) {
+  u32 all = ~0u, any = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    all &= x[j];
+    any |= x[j];
+  }
+  const u32 lead = 0xFFu << (8 * r);  // the lead's byte of each word
+  return (all & 0xF0F0F0F0u & lead) == (0xF0F0F0F0u & lead) && (any & 0x08080808u & lead) == 0;
+}
+
+// How a warp stages its output (stage_output) and writes it (write_output).
+enum class warp_path : u32 { staged, listed, listed_fours };
+
 // Replace: the listed error units of a lane become replacement_utf8, one store each (a select at
 // every listed position cost each lane of a warp with an error 32 instructions).
 __device__ __forceinline__ void flag_error_units(u32* st, u32 s, u32 units, u32 errors) {
@@ -86,18 +117,19 @@ __device__ __forceinline__ void flag_error_units(u32* st, u32 s, u32 units, u32 
 // Its second half, one warp: slot j's code point to dst[j] for j < count, lane j taking slots
 // j, j + 32, ...: every lane does the same work whatever its bytes hold, the shared-memory reads
 // of neighbouring slots hit distinct banks, the stores coalesce.
-__device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, u32* dst) {
+template <class DecodeUnit>
+__device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, u32* dst, DecodeUnit decode) {
   u32 j = threadIdx.x & 31u;
   // Four slots per iteration while all four are in range: independent chains, no predicates,
   // one address for the loads and one for the stores (immediate offsets).
   for (; j + 96 < count; j += 128) {
     u32 c[4];
 #pragma unroll
-    for (int q = 0; q < 4; ++q) c[q] = decode_unit(slots[j + 32 * q]);
+    for (int q = 0; q < 4; ++q) c[q] = decode(slots[j + 32 * q]);
 #pragma unroll
     for (int q = 0; q < 4; ++q) dst[j + 32 * q] = c[q];
   }
-  for (; j < count; j += 32) dst[j] = decode_unit(slots[j]);
+  for (; j < count; j += 32) dst[j] = decode(slots[j]);
 }
 
 // Which bytes start units of the output, their block scan and the tile's error / LF statistics.
@@ -132,9 +164,9 @@ struct publish_lead_counts {
 
 // Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
 // the balanced path the units' bytes; before the look-back, whose latency overlaps this work (the
-// global offset is only needed by the stores). Returns whether the warp took the balanced path.
+// global offset is only needed by the stores). Returns the warp's path.
 template <error_policy P, bool Vec>
-__device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
+__device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
                                              const tile_scan& s, u32 outb, u32* st) {
   const bool live = !(s.exclusive & stop32);
   const u32 k = s.exclusive - s.warp_exclusive;  // the lane's first slot
@@ -143,11 +175,20 @@ __device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, cons
   u32 rest = outb & ~(bulk * 0xFu);
   const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
+  warp_path path = balanced ? warp_path::listed : warp_path::staged;
   if (balanced) {
-    if (live) {
+    // Units 4 bytes apart in every lane (8 each, 256 in the warp: the scan's total tests that first,
+    // so that other text pays one comparison); r = where the lane's first starts.
+    const u32 r = static_cast<u32>(lowest_bit(outb)) & 3u;
+    if ((s.warp_total & ~stop32) == 8 * 32 && __all_sync(full_mask, live && outb == 0x11111111u << r)) {
+      list_quad_units(st, k, r, L.x, L.nx);
+      const bool wf = P != error_policy::replace || (outb & ~L.wf) == 0;
+      if (__all_sync(full_mask, wf && quad_leads(r, L.x))) path = warp_path::listed_fours;
+    } else if (live) {
       list_unit_bytes(st, k, outb, L.x, L.nx);
-      if constexpr (P == error_policy::replace) flag_error_units(st, k, outb, outb & ~L.wf);
     }
+    if constexpr (P == error_policy::replace)
+      if (live) flag_error_units(st, k, outb, outb & ~L.wf);
   } else if (live && outb) {
     // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.
     const u64 pos = base + u64{threadIdx.x} * lane_bytes;
@@ -203,14 +244,16 @@ __device__ __forceinline__ bool stage_output(const u8* in, u64 n, u64 base, cons
       }
     }
   }
-  return balanced;
+  return path;
 }
 
 // One warp writes its staged output: global units [first, first + count).
-__device__ __forceinline__ void write_output(bool balanced, const u32* st, u64 first, u32 count, u32* out) {
+__device__ __forceinline__ void write_output(warp_path path, const u32* st, u64 first, u32 count, u32* out) {
   __syncwarp();
-  if (balanced) {
-    decode_listed_units(st, count, out + first);
+  if (path == warp_path::listed_fours) {
+    decode_listed_units(st, count, out + first, [](u32 x) { return decode_four_bytes(x); });
+  } else if (path == warp_path::listed) {
+    decode_listed_units(st, count, out + first, [](u32 x) { return decode_unit(x); });
   } else {
     const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + first) & 3u;
     write_staged_u32(st, s0, count, out + (first - s0));
@@ -231,11 +274,11 @@ __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, a
     if (threadIdx.x < 32) look_back_block<true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile);
   };
   if constexpr (look_back_first<P>) look_back();
-  const bool balanced = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
+  const warp_path path = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
   if constexpr (!look_back_first<P>) look_back();
   const u64 prefix = settle_block<1, true>(f.agg, sh.rank, tile, last_tile, acc, base);
   if (!(f.s.warp_exclusive & stop32))
-    write_output(balanced, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
+    write_output(path, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
 }
 
 // No copy of the tile's bytes in shared memory: the staging path reads a lane's bytes from its

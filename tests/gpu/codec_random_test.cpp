@@ -125,6 +125,32 @@ TEST(GpuRandom, TileBoundaries) {
   }
 }
 
+// The fused decoder lists a warp whose every lane's units start 4 bytes apart without testing
+// each byte position, and decodes them as 4-byte sequences where every lead is one (F0..F4). Here
+// warp w holds 4-byte groups of one kind: a 4-byte sequence, or (units 4 bytes apart only where
+// drop leaves the errors out) a 3-byte sequence and a stray byte, a 2-byte one and two, an ASCII
+// byte and three continuation bytes; every eighth warp has one group broken in one lane. Each
+// phase of the groups against the lanes, aligned and misaligned input.
+TEST(GpuRandom, UnitsFourBytesApart) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  auto g = rng(2020);
+  static constexpr std::uint8_t group[4][4] = {
+      {0xF0, 0x9F, 0x98, 0x80}, {0xE4, 0xB8, 0x80, 0xFF}, {0xC3, 0xA9, 0xC0, 0xFE}, {'a', 0x80, 0xBF, 0x90}};
+  for (std::size_t phase = 0; phase < 4; ++phase) {
+    bytes b(phase, 'x');
+    const std::size_t groups = (3 * tile + 2 * kern::warp_bytes + 5) / 4;
+    for (std::size_t i = 0; i < groups; ++i) {
+      const std::size_t warp = (phase + 4 * i) / kern::warp_bytes;
+      const std::size_t kind = warp % 5 < 3 ? 0 : 1 + g() % 3;  // mostly 4-byte sequences
+      b.insert(b.end(), group[kind], group[kind] + 4);
+      if (warp % 8 == 7 && (4 * i) % kern::warp_bytes == 4 * 37) b.back() = 0x41;  // cut one sequence
+    }
+    for (std::size_t misalign : {std::size_t{0}, std::size_t{1}})
+      EXPECT_TRUE(check_all_utf8(ws, b, "units 4 bytes apart, phase " + std::to_string(phase), misalign));
+  }
+}
+
 TEST(GpuRandom, MisalignedInput) {
   GUTF8_REQUIRE_GPU();
   workspace ws;
