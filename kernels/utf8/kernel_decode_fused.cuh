@@ -182,8 +182,8 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
     const u32 r = static_cast<u32>(lowest_bit(outb)) & 3u;
     if ((s.warp_total & ~stop32) == 8 * 32 && __all_sync(full_mask, live && outb == 0x11111111u << r)) {
       list_quad_units(st, k, r, L.x, L.nx);
-      const bool wf = P != error_policy::replace || (outb & ~L.wf) == 0;
-      if (__all_sync(full_mask, wf && quad_leads(r, L.x))) path = warp_path::listed_fours;
+      const bool no_error_units = P != error_policy::replace || (outb & ~L.wf) == 0;
+      if (__all_sync(full_mask, no_error_units && quad_leads(r, L.x))) path = warp_path::listed_fours;
     } else if (live) {
       list_unit_bytes(st, k, outb, L.x, L.nx);
     }
