@@ -78,13 +78,6 @@ __device__ __forceinline__ void list_unit_bytes(u32* st, u32 s, u32 units, const
   }
 }
 
-// Decodes a well-formed 4-byte sequence (lead in x's lowest byte): its four fields packed by two
-// byte dot products, 4 instructions where decode_unit needs 10.
-__device__ __forceinline__ u32 decode_four_bytes(u32 x) {
-  const u32 z = x & 0x3F3F3F07u;
-  return 4096u * byte_dot(z, 0x00000140u) + byte_dot(z, 0x01400000u);
-}
-
 // list_unit_bytes for a lane whose units start 4 bytes apart from its byte r on (text of 4-byte
 // sequences only, such as emoji): eight funnel shifts, no test of the 32 positions.
 __device__ __forceinline__ void list_quad_units(u32* st, u32 s, u32 r, const u32 (&x)[8], u32 nx) {

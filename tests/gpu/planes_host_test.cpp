@@ -4,8 +4,8 @@
 // results as the kernels pass them between lanes and from the raw neighbour words as lane 0 / 31
 // compute them) against the exact per-byte rule classify_reference. Exhaustive over all 1-, 2-
 // and 3-byte sequences at every position of a block boundary, plus random mixes of the bytes
-// that matter; the scalar decoder and encoder (decode_unit, utf8_pack) on every scalar value. No
-// GPU needed.
+// that matter; the scalar decoders and encoder (decode_unit, decode_four_bytes, utf8_pack) on every
+// scalar value they take. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -102,6 +102,15 @@ TEST(PlanesHost, DecodeUnitEveryScalarValue) {
       for (unsigned k = 0; k < len; ++k) x = (x & ~(0xFFu << (8 * k))) | (u32{b[k]} << (8 * k));
       ASSERT_EQ(kern::decode_unit(x), c) << std::hex << c << " tail " << tail;
     }
+  }
+}
+
+TEST(PlanesHost, DecodeFourBytesEveryFourByteValue) {
+  for (u32 c = 0x10000; c <= 0x10FFFF; ++c) {
+    u8 b[4] = {0, 0, 0, 0};
+    ASSERT_EQ(detail::encode_scalar(static_cast<char32_t>(c), b), 4u);
+    const u32 x = u32{b[0]} | u32{b[1]} << 8 | u32{b[2]} << 16 | u32{b[3]} << 24;
+    ASSERT_EQ(kern::decode_four_bytes(x), c) << std::hex << c;
   }
 }
 
