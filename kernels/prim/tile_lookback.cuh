@@ -227,6 +227,15 @@ struct flagged_count_state {
   __device__ __forceinline__ void add_counted_inclusive(unsigned tile, value_type prefix) const {
     add_relaxed(tile, aggregate_bits + prefix);
   }
+  // One thread: where `tile` is the first of its 128-byte line of words, asks L2 for the line
+  // `ahead` tiles on (not past `last`). The words were cleared before the kernel, and by the time
+  // a late tile adds to its word the kernel's own stream has evicted that line: its first add and
+  // the successors' look-backs waited for a DRAM read (bench/results/codec_tuning.md, session 21).
+  __device__ __forceinline__ void prefetch_line(unsigned tile, unsigned last, unsigned ahead) const {
+    constexpr unsigned words_per_line = 128 / sizeof(value_type);
+    if (tile % words_per_line == 0 && ahead <= last && tile <= last - ahead)
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(words + tile + ahead)) : "memory");
+  }
   __device__ __forceinline__ void add_relaxed(unsigned tile, value_type v) const {
     asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(__cvta_generic_to_global(words + tile)), "l"(v)
                  : "memory");

@@ -107,10 +107,16 @@ __device__ __forceinline__ void flag_error_units(u32* st, u32 s, u32 units, u32 
     st[s + static_cast<u32>(popc(units & below_bit(static_cast<u32>(lowest_bit(errors)))))] = replacement_utf8;
 }
 
+// How decode_listed_units decodes a lane's last (up to three) slots: one by one in a loop, or
+// as three independent chains whose stores are predicated (it reads up to 96 slots past count,
+// within the warp's buffer: the listed path holds fewer than balance_below units).
+enum class listed_tail : u32 { loop, chains };
+static_assert(balance_below + 96 <= stage_u32_words);
+
 // Its second half, one warp: slot j's code point to dst[j] for j < count, lane j taking slots
 // j, j + 32, ...: every lane does the same work whatever its bytes hold, the shared-memory reads
 // of neighbouring slots hit distinct banks, the stores coalesce.
-template <class DecodeUnit>
+template <listed_tail Tail, class DecodeUnit>
 __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, u32* dst, DecodeUnit decode) {
   u32 j = threadIdx.x & 31u;
   // Four slots per iteration while all four are in range: independent chains, no predicates,
@@ -122,7 +128,14 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
 #pragma unroll
     for (int q = 0; q < 4; ++q) dst[j + 32 * q] = c[q];
   }
-  for (; j < count; j += 32) dst[j] = decode(slots[j]);
+  if constexpr (Tail == listed_tail::chains) {
+    const u32 c0 = decode(slots[j]), c1 = decode(slots[j + 32]), c2 = decode(slots[j + 64]);
+    if (j < count) dst[j] = c0;
+    if (j + 32 < count) dst[j + 32] = c1;
+    if (j + 64 < count) dst[j + 64] = c2;
+  } else {
+    for (; j < count; j += 32) dst[j] = decode(slots[j]);
+  }
 }
 
 // Which bytes start units of the output, their block scan and the tile's error / LF statistics.
@@ -244,9 +257,10 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
 __device__ __forceinline__ void write_output(warp_path path, const u32* st, u64 first, u32 count, u32* out) {
   __syncwarp();
   if (path == warp_path::listed_fours) {
-    decode_listed_units(st, count, out + first, [](u32 x) { return decode_four_bytes(x); });
+    // 256 units, a multiple of 128: no tail.
+    decode_listed_units<listed_tail::loop>(st, count, out + first, [](u32 x) { return decode_four_bytes(x); });
   } else if (path == warp_path::listed) {
-    decode_listed_units(st, count, out + first, [](u32 x) { return decode_unit(x); });
+    decode_listed_units<listed_tail::chains>(st, count, out + first, [](u32 x) { return decode_unit(x); });
   } else {
     const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + first) & 3u;
     write_staged_u32(st, s0, count, out + (first - s0));
@@ -259,6 +273,7 @@ template <error_policy P, bool Vec>
 __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, rank_state states,
                                             u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
   const u64 base = u64{tile} * tile_bytes;
+  if constexpr (decoder_prefetches_states<P>) prefetch_states_ahead(states, tile, last_tile);
   lane_class<false> L;
   if constexpr (P == error_policy::strict) begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L, publish_lead_counts{states});
   else begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);

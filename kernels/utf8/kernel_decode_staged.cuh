@@ -25,6 +25,7 @@ __global__ void __launch_bounds__(tile_threads)
 
   const u32 warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
+  prefetch_states_ahead(states, tile, last_tile);
   lane_class<true> L;
   begin_utf8_tile<Vec, true>(in, n, base, acc, sh, L);
   const u32 err = L.start & ~L.wf;

@@ -67,6 +67,12 @@ __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, c
   classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L, lead_count);
 }
 
+// Thread 32 (thread 0 starts the tile, warp 0 looks back): the look-back words' line
+// state_prefetch_tiles ahead into L2.
+__device__ __forceinline__ void prefetch_states_ahead(rank_state states, u32 tile, u32 last_tile) {
+  if (threadIdx.x == 32) states.prefetch_line(tile, last_tile, state_prefetch_tiles);
+}
+
 // Strict output ends at the first error unit: the scan stops at a thread that has one.
 template <error_policy P>
 __device__ __forceinline__ u32 stop_flagged(u32 count, bool has_error) {
