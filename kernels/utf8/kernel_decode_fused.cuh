@@ -6,15 +6,13 @@
 //      with one packed 64-bit word per tile (kernels/prim: flagged_count_state). What bounded CJK
 //      and emoji text was a tile's wait for aggregates its predecessors had not yet published, so
 //      each warp adds its count to the tile's word as soon as it has one (counted publication),
-//      before the block scan: replace and drop their output units, once classified; strict even
-//      before it classifies, as soon as its bytes are transposed: the bytes that do not continue a
-//      sequence. That is the tile's unit count if the text is valid; where it is not, the first
-//      tile with an error still gets the exact prefix (every tile before it is valid) and stops at
-//      its error, and every later tile writes past that end: every valid unit starts at a byte
-//      that does not continue a sequence, so the speculative prefix of a later tile is at least
-//      the output length (accum::cut), and at most n (the output's size);
-//   3. while warp 0 looks back (strict: before its own share, look_back_first), each warp
-//      prepares its output at warp-local slots, in one of two
+//      before the block scan: replace and drop their output units; strict its well-formed starts,
+//      all of them (drop's count). That is the tile's unit count if the text is valid; where it is
+//      not, the first tile with an error still gets the exact prefix (every tile before it is
+//      valid) and stops at its error, and every later tile writes past that end: the speculative
+//      prefix of a later tile is at least the output length (accum::cut), and at most n (the
+//      output's size);
+//   3. while warp 0 looks back, each warp prepares its output at warp-local slots, in one of two
 //      ways chosen per warp by how many units a lane must decode one by one:
 //      * few (ASCII-heavy text): lanes stage their code points (whole words of ASCII units four
 //        at a time, other units one by one through a branch-free decoder), then the warp stores
@@ -140,7 +138,9 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
 
 // Which bytes start units of the output, their block scan and the tile's error / LF statistics.
 // Each warp adds its output units to the tile's counted word before the block scan (strict: its
-// lead bytes, already added by publish_lead_counts).
+// well-formed starts, the units were the tile valid; its lead bytes counted right after the
+// transposition, with the look-back before the staging, ran 0.5-2 % slower: codec_tuning.md,
+// session 21).
 struct decode_front {
   tile_scan s;
   u64 agg;
@@ -153,20 +153,12 @@ __device__ __forceinline__ decode_front front_of(const lane_class<false>& L, utf
   decode_front f;
   f.outb = output_starts<P>(L.start, L.wf);
   const u32 units = static_cast<u32>(popc(f.outb));
-  if (P != error_policy::strict) add_warp_count(states, tile, units);
+  add_warp_count(states, tile, P == error_policy::strict ? static_cast<u32>(popc(L.wf)) : units);
   f.s = block_scan_flag(stop_flagged<P>(units, err), sh.rank.wt);
   add_lane_stats(sh.rank.ts, err, L.lf);
   f.agg = widen(f.s.aggregate);
   return f;
 }
-
-// classify_tile's hook for strict decoding, one tile a block: each warp adds its lanes' lead-byte
-// counts to the tile's counted word. The word's address is formed here, from the kernel parameter
-// and the block index: held from the kernel's start, it spilled under 40 registers.
-struct publish_lead_counts {
-  rank_state states;
-  __device__ void operator()(u32 units) const { add_warp_count(states, blockIdx.x, units); }
-};
 
 // Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
 // the balanced path the units' bytes; before the look-back, whose latency overlaps this work (the
@@ -273,17 +265,12 @@ template <error_policy P, bool Vec>
 __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, rank_state states,
                                             u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
   const u64 base = u64{tile} * tile_bytes;
-  if constexpr (decoder_prefetches_states<P>) prefetch_states_ahead(states, tile, last_tile);
+  prefetch_states_ahead(states, tile, last_tile);
   lane_class<false> L;
-  if constexpr (P == error_policy::strict) begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L, publish_lead_counts{states});
-  else begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
+  begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
   const decode_front f = front_of<P>(L, sh, states, tile);
-  const auto look_back = [&] {
-    if (threadIdx.x < 32) look_back_block<true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile);
-  };
-  if constexpr (look_back_first<P>) look_back();
   const warp_path path = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
-  if constexpr (!look_back_first<P>) look_back();
+  if (threadIdx.x < 32) look_back_block<true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile);
   const u64 prefix = settle_block<1, true>(f.agg, sh.rank, tile, last_tile, acc, base);
   if (!(f.s.warp_exclusive & stop32))
     write_output(path, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);

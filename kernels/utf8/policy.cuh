@@ -50,10 +50,6 @@ inline constexpr std::uint32_t balance_below = 768;
 // Sanitize: a warp whose bytes change in at most this many lanes repairs those lanes one at a
 // time with all its lanes (the others store their bytes as they are), else each lane byte by byte.
 inline constexpr std::uint32_t sanitize_few_lanes = 8;
-// Where warp 0 looks back in the fused decoder: before its own staging under strict (the lead
-// counts were published long before), after it under replace and drop (before cost ASCII 2-3 %).
-template <error_policy P>
-inline constexpr bool look_back_first = P == error_policy::strict;
 
 // The tile kernels ask L2 for the input this far ahead of their tile as they start: flat from 1
 // to 4 MiB, worse from 8 MiB (ASCII decode's output evicts the lines before their tile reads them).
@@ -61,9 +57,5 @@ inline constexpr std::uint64_t prefetch_ahead_bytes = std::uint64_t{2} << 20;
 // ... and the look-back words' line this many tiles ahead (prim::flagged_count_state::prefetch_line):
 // 32, 64 and 128 measured alike.
 inline constexpr std::uint32_t state_prefetch_tiles = 64;
-// Every tile kernel does, but the strict decoder (whose counts are added right after the
-// transposition): it lost 1-2 % on emoji text with it.
-template <error_policy P>
-inline constexpr bool decoder_prefetches_states = P != error_policy::strict;
 
 }  // namespace gutf8::kern

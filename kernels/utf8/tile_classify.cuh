@@ -65,18 +65,11 @@ struct lane_class {
   bool warp_ascii;  // every byte of the warp is ASCII
 };
 
-// classify_tile's hook for work that needs only the lane's bytes: called in every lane as soon as
-// its bytes are loaded and transposed, with the number of its bytes below the limit that do not
-// continue a sequence (its units, were the text valid). This one does nothing.
-struct no_lead_count {
-  __device__ void operator()(u32) const {}
-};
-
 // All threads of the block. Tile at byte `base`; thread t owns bytes base + 32 t .. + 31.
 // link_sh: tile_warps words of shared memory. Contains one __syncthreads.
-template <bool Vec, bool Detail, class LeadCount = no_lead_count>
+template <bool Vec, bool Detail>
 __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64 limit, u32* link_sh,
-                                              lane_class<Detail>& L, LeadCount lead_count = {}) {
+                                              lane_class<Detail>& L) {
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const u64 pos = base + u64{threadIdx.x} * lane_bytes;
   const bool full = base + tile_bytes + 4 <= n;  // block-uniform
@@ -99,7 +92,6 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
   if (!L.warp_ascii) {
     u32 P[8];
     to_planes(L.x, P);
-    lead_count(static_cast<u32>(popc(~(P[7] & ~P[6]) & L.inr)));
     L.hi = P[7];
     L.lf = lf_mask(P);
     const u32 own_ahead = ahead_link(P);
@@ -111,7 +103,6 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     up = __shfl_up_sync(full_mask, bl, 1);
     if (threadIdx.x == 0) up = behind_link_word<Detail>(prev_mem, own_ahead);
   } else {
-    lead_count(static_cast<u32>(popc(L.inr)));
     L.hi = 0;
     L.lf = lf_mask_words(L.x);
     if (lane == 31) link_sh[warp] = 0;

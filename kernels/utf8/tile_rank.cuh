@@ -55,16 +55,15 @@ struct utf8_tile_shared {
 };
 
 // All threads. classify_tile's barrier makes the cleared summary visible to every later add.
-template <bool Vec, bool Detail, class LeadCount = no_lead_count>
+template <bool Vec, bool Detail>
 __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, const accum* acc,
-                                                utf8_tile_shared& sh, lane_class<Detail>& L,
-                                                LeadCount lead_count = {}) {
+                                                utf8_tile_shared& sh, lane_class<Detail>& L) {
   if (threadIdx.x == 0) {
     sh.rank.ts.init();
     if (Vec) prefetch_ahead(in, n, base, tile_bytes);
   }
   wait_for_prior_kernel();  // prepare_kernel's accumulator and cleared look-back states
-  classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L, lead_count);
+  classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L);
 }
 
 // Thread 32 (thread 0 starts the tile, warp 0 looks back): the look-back words' line

@@ -184,7 +184,7 @@ TEST(GpuRandom, ErrorKindsAndLines) {
 }
 
 // Strict decoding ranks its tiles by speculative counts (kernels/utf8/kernel_decode_fused.cuh): the
-// lead bytes of every tile before, valid or not. Exact output where it matters: one or two errors
+// well-formed starts of every tile before, valid or not. Exact output where it matters: one or two errors
 // in the first, a middle and the last tile, and at the start of a tile whose predecessor ends in a
 // sequence that the error cuts off, among valid text of each kind. Safe where it does not: the
 // tiles after the first error write past the output's end (accum::cut) but never past n units,
