@@ -228,9 +228,10 @@ struct flagged_count_state {
     add_relaxed(tile, aggregate_bits + prefix);
   }
   // One thread: where `tile` is the first of its 128-byte line of words, asks L2 for the line
-  // `ahead` tiles on (not past `last`). The words were cleared before the kernel, and by the time
-  // a late tile adds to its word the kernel's own stream has evicted that line: its first add and
-  // the successors' look-backs waited for a DRAM read (bench/results/codec_tuning.md, session 21).
+  // `ahead` tiles on (not past `last`). The words are cleared before the kernel, and a kernel that
+  // streams more than L2 holds evicts a late tile's line before its first add: that add and the
+  // successors' look-backs would wait for DRAM (the codec's tile kernels gained 1-6 % with it:
+  // bench/results/codec_tuning.md, session 21).
   __device__ __forceinline__ void prefetch_line(unsigned tile, unsigned last, unsigned ahead) const {
     constexpr unsigned words_per_line = 128 / sizeof(value_type);
     if (tile % words_per_line == 0 && ahead <= last && tile <= last - ahead)

@@ -138,7 +138,7 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
 
 // Which bytes start units of the output, their block scan and the tile's error / LF statistics.
 // Each warp adds its output units to the tile's counted word before the block scan (strict: its
-// well-formed starts, the units were the tile valid; its lead bytes counted right after the
+// well-formed starts, the tile's units if it is valid; the lead bytes counted right after the
 // transposition, with the look-back before the staging, ran 0.5-2 % slower: codec_tuning.md,
 // session 21).
 struct decode_front {

@@ -2,6 +2,7 @@
 // their own work to place each warp's output in the grid and to merge the chunk summary, in this
 // order:
 //
+//   prefetch_states_ahead   thread 32 asks L2 for the look-back words' line 64 tiles ahead
 //   begin_utf8_tile         thread 0 clears the summary and asks L2 for the input 2 MiB ahead
 //                           (common.cuh: prefetch_ahead); all threads classify the tile (tile_classify.cuh)
 //   block_scan_flag         of the thread's output count (kernels/prim's block scan with its warp
