@@ -12,8 +12,9 @@
 //      valid) and stops at its error, and every later tile writes past that end: the speculative
 //      prefix of a later tile is at least the output length (accum::cut), and at most n (the
 //      output's size);
-//   3. while warp 0 looks back, each warp prepares its output at warp-local slots, in one of two
-//      ways chosen per warp by how many units a lane must decode one by one:
+//   3. each warp prepares its output at warp-local slots (then warp 0 looks back, while the
+//      others finish theirs), in one of two ways chosen per warp by how many units a lane must
+//      decode one by one:
 //      * few (ASCII-heavy text): lanes stage their code points (whole words of ASCII units four
 //        at a time, other units one by one through a branch-free decoder), then the warp stores
 //        its contiguous output range with aligned 16-byte stores;
@@ -270,8 +271,7 @@ __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, a
   begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
   const decode_front f = front_of<P>(L, sh, states, tile);
   const warp_path path = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
-  if (threadIdx.x < 32) look_back_block<true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile);
-  const u64 prefix = settle_block<1, true>(f.agg, sh.rank, tile, last_tile, acc, base);
+  const u64 prefix = rank_block<1, true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile, last_tile, acc, base);
   if (!(f.s.warp_exclusive & stop32))
     write_output(path, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
 }
