@@ -189,8 +189,8 @@ struct tile_state<T, false> {
 //    status carries to "inclusive", the count becomes prefix + count. Counted values never stop.
 // The words live in global memory and are cleared (zero) before every launch, by a memset or by a
 // kernel before it. A tile's own value must stay below 2^27, so that a look-back window of 31 of
-// them sums in 32 bits (the codec's tiles hold at most 2^15); prefixes (inclusive values) may use
-// all 61 bits.
+// them sums in 32 bits (the codec's tiles hold at most 2^15), and below 2^32 / (32 * Slots) for
+// lookback_exclusive_span; prefixes (inclusive values) may use all 61 bits.
 struct flagged_count_state {
   using value_type = unsigned long long;
   using sum = flagged_sum<value_type, 61>;
@@ -237,6 +237,18 @@ struct flagged_count_state {
     if (tile % words_per_line == 0 && ahead <= last && tile <= last - ahead)
       asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(words + tile + ahead)) : "memory");
   }
+  // Slots consecutive words from `first` (a multiple of Slots; the storage is 256-byte aligned and
+  // padded to a multiple of 32 words), with 16-byte relaxed loads: single-copy atomic per word.
+  template <unsigned Slots>
+  __device__ __forceinline__ void read_span(unsigned first, value_type (&w)[Slots]) const {
+    static_assert(Slots % 2 == 0 && Slots <= 32);
+#pragma unroll
+    for (unsigned k = 0; k < Slots; k += 2)
+      asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                   : "=l"(w[k]), "=l"(w[k + 1])
+                   : "l"(__cvta_generic_to_global(words + first + k))
+                   : "memory");
+  }
   __device__ __forceinline__ void add_relaxed(unsigned tile, value_type v) const {
     asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(__cvta_generic_to_global(words + tile)), "l"(v)
                  : "memory");
@@ -262,7 +274,8 @@ struct flagged_count_state {
 // the entries not yet published until the window is whole, then combines it, in tile order, from
 // the nearest inclusive entry (if any) to its end; windows are combined nearest first until one
 // holds an inclusive entry. One window per round trip: more were loads of hot lines that the
-// look-back seldom needed (the codec's encoder and sanitize, bench/results/codec_tuning.md).
+// look-back seldom needed (the codec's encoder and sanitize, bench/results/codec_tuning.md);
+// lookback_exclusive_span reads wider windows for a flagged_count_state, one vector load a lane.
 // State: tile_state<T> or any type with value_type and read(tile, v) -> status; one with a static
 // window_total(v, first) combines its windows with it (flagged_count_state).
 template <class State, class Op>
@@ -289,6 +302,92 @@ __device__ __forceinline__ typename State::value_type lookback_exclusive(const S
     have = true;
     if (incl) return prefix;
     base -= warp_threads;
+  }
+}
+
+// lookback_exclusive_span's window of 32 * Slots entries, all 32 lanes (position i * Slots + k in
+// lane i's w[k]): the flagged sum from the nearest inclusive entry (else position 0) up to the
+// first stopped entry at or after it. found: the window holds an inclusive entry.
+template <unsigned Slots>
+__device__ __forceinline__ flagged_count_state::value_type span_total(const flagged_count_state::value_type (&w)[Slots],
+                                                                      bool& found) {
+  using S = flagged_count_state;
+  using T = S::value_type;
+  const unsigned lane = lane_id(), my_pos = lane * Slots;
+  unsigned incl = 0, stops = 0;  // bit k = slot k
+#pragma unroll
+  for (unsigned k = 0; k < Slots; ++k) {
+    incl |= unsigned{(w[k] >> 62) == tile_status_inclusive} << k;
+    stops |= unsigned{S::sum::stopped(w[k] & ~S::status_bits)} << k;
+  }
+  const unsigned incl_lanes = __ballot_sync(full_warp_mask, incl != 0);
+  found = incl_lanes != 0;
+  const unsigned first_lane = found ? 31u - static_cast<unsigned>(__clz(static_cast<int>(incl_lanes))) : 0u;
+  const unsigned lane_incl = __shfl_sync(full_warp_mask, incl, static_cast<int>(first_lane));
+  const unsigned first = first_lane * Slots + (lane_incl ? 31u - static_cast<unsigned>(__clz(static_cast<int>(lane_incl))) : 0u);
+  const unsigned stops_from = my_pos + Slots <= first ? 0u : stops & (~0u << (first > my_pos ? first - my_pos : 0u));
+  const unsigned stop_lanes = __ballot_sync(full_warp_mask, stops_from != 0);
+  unsigned last = warp_threads * Slots - 1;
+  if (stop_lanes) {
+    const unsigned l = static_cast<unsigned>(__ffs(static_cast<int>(stop_lanes))) - 1u;
+    const unsigned b = __shfl_sync(full_warp_mask, stops_from, static_cast<int>(l));
+    last = l * Slots + static_cast<unsigned>(__ffs(static_cast<int>(b))) - 1u;
+  }
+  unsigned small = 0;
+  T first_value = 0;
+#pragma unroll
+  for (unsigned k = 0; k < Slots; ++k) {
+    const T v = w[k] & ~S::status_bits;
+    if (my_pos + k > first && my_pos + k <= last) small += static_cast<unsigned>(S::sum::count(v));
+    if (my_pos + k == first) first_value = v;
+  }
+  const unsigned total = __reduce_add_sync(full_warp_mask, small);
+  const int src = static_cast<int>(first / Slots);
+  const unsigned hi = __shfl_sync(full_warp_mask, static_cast<unsigned>(S::sum::count(first_value) >> 32), src);
+  const unsigned lo = __shfl_sync(full_warp_mask, static_cast<unsigned>(first_value), src);
+  return S::sum::flag(((T{hi} << 32) | lo) + total, stop_lanes != 0);
+}
+
+// lookback_exclusive over a flagged_count_state, Slots (even, up to 32) consecutive tiles a lane:
+// a window of 32 * Slots tiles a round trip, read with 16-byte loads and combined with one warp
+// sum, where lookback_exclusive spends a vote, a sum and three shuffles on each window of 32 (a
+// walk of several windows costs their latencies one after another). The window ends at `tile`
+// rounded up to Slots; entries from `tile` on are ignored. Tile values below 2^32 / (32 * Slots).
+template <unsigned Slots>
+__device__ __forceinline__ flagged_count_state::value_type lookback_exclusive_span(const flagged_count_state& state,
+                                                                                   unsigned tile) {
+  using S = flagged_count_state;
+  using T = S::value_type;
+  long long top = (static_cast<long long>(tile) + Slots - 1) / Slots * Slots;
+  T prefix{};
+  bool have = false;
+  for (;; top -= warp_threads * Slots) {
+    const long long lane_first = top - warp_threads * Slots + lane_id() * Slots;
+    T w[Slots];
+    // Entries before tile 0 read as inclusive zeros (tile 0 may not have added its own yet),
+    // those from `tile` on as empty aggregates.
+    const auto load = [&] {
+      if (lane_first >= 0) state.read_span<Slots>(static_cast<unsigned>(lane_first), w);
+#pragma unroll
+      for (unsigned k = 0; k < Slots; ++k) {
+        if (lane_first < 0) w[k] = S::inclusive_bits;
+        else if (lane_first + k >= tile) w[k] = S::aggregate_bits;
+      }
+    };
+    const auto unpublished = [&] {
+      bool any = false;
+#pragma unroll
+      for (unsigned k = 0; k < Slots; ++k) any |= (w[k] & S::status_bits) == 0;
+      return any;
+    };
+    load();
+    while (__any_sync(full_warp_mask, unpublished()))
+      if (unpublished()) load();
+    bool found = false;
+    const T window = span_total<Slots>(w, found);
+    prefix = have ? S::sum{}(window, prefix) : window;
+    have = true;
+    if (found) return prefix;
   }
 }
 

@@ -3,7 +3,8 @@
 //      (replace: every unit start, U+FFFD for error units; drop: well-formed starts; strict: the
 //      well-formed starts before the first error, stop flag in the scan value);
 //   2. rank: block scan of 32-bit flagged counts, then the tile's offset by decoupled look-back
-//      with one packed 64-bit word per tile (kernels/prim: flagged_count_state). What bounded CJK
+//      with one packed 64-bit word per tile (kernels/prim: flagged_count_state; strict reads 128
+//      tiles a round trip, lookback_exclusive_span). What bounded CJK
 //      and emoji text was a tile's wait for aggregates its predecessors had not yet published, so
 //      each warp adds its count to the tile's word as soon as it has one (counted publication),
 //      before the block scan: replace and drop their output units; strict its well-formed starts,
@@ -271,7 +272,8 @@ __device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, a
   begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
   const decode_front f = front_of<P>(L, sh, states, tile);
   const warp_path path = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
-  const u64 prefix = rank_block<1, true>(threadIdx.x & 31u, f.agg, sh.rank, states, tile, last_tile, acc, base);
+  constexpr u32 slots = P == error_policy::strict ? strict_lookback_slots : 1;
+  const u64 prefix = rank_block<1, true, slots>(threadIdx.x & 31u, f.agg, sh.rank, states, tile, last_tile, acc, base);
   if (!(f.s.warp_exclusive & stop32))
     write_output(path, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
 }

@@ -13,9 +13,10 @@
 //                           each warp adds its count as soon as it knows it, add_warp_count)
 //   place_warp_output       after the staging (the look-back's latency overlaps it): warp 0 looks
 //                           back (kernels/prim's decoupled look-back over one 64-bit word per
-//                           tile, prim::flagged_count_state), one barrier, thread 0 flushes the
-//                           summary; the warp's range (rank_block is that without the range;
-//                           look_back_block and settle_block its two halves)
+//                           tile, prim::flagged_count_state; the strict decoder reads 4 tiles a lane),
+//                           one barrier, thread 0 flushes the summary; the warp's range
+//                           (rank_block is that without the range; look_back_block and
+//                           settle_block its two halves)
 #pragma once
 
 #include "prim/block_scan.cuh"
@@ -116,12 +117,17 @@ struct warp_output {
 // Warp 0 of the block (the caller's test), after the tile's aggregate is published (stored or
 // counted): looks back for the tile's exclusive prefix, publishes its inclusive prefix and leaves
 // the prefix in sh.prefix for settle_block. agg: the tile's scanned total (stop | count).
-// lane = threadIdx.x & 31.
-template <bool Counted = false>
+// lane = threadIdx.x & 31. Slots: consecutive tiles a lane reads (1: prim's lookback_exclusive,
+// more: lookback_exclusive_span).
+template <bool Counted = false, u32 Slots = 1>
 __device__ __forceinline__ void look_back_block(u32 lane, u64 agg, tile_rank_shared& sh, rank_state states,
                                                 u32 tile) {
   u64 pre = 0;
-  if (tile != 0) pre = prim::detail::lookback_exclusive(states, tile, grid_count{});
+  if constexpr (Slots == 1) {
+    if (tile != 0) pre = prim::detail::lookback_exclusive(states, tile, grid_count{});
+  } else {
+    if (tile != 0) pre = prim::detail::lookback_exclusive_span<Slots>(states, tile);
+  }
   if (lane == 0) {
     if (Counted) states.add_counted_inclusive(tile, pre);
     else if (tile != 0) states.publish_inclusive(tile, grid_count{}(pre, agg));
@@ -151,10 +157,10 @@ __device__ __forceinline__ u64 settle_block(u64 agg, tile_rank_shared& sh, u32 t
 }
 
 // All threads, after every add to the summary: look_back_block in warp 0, then settle_block.
-template <u32 CountsPerUnit = 1, bool Counted = false>
+template <u32 CountsPerUnit = 1, bool Counted = false, u32 Slots = 1>
 __device__ __forceinline__ u64 rank_block(u32 lane, u64 agg, tile_rank_shared& sh, rank_state states, u32 tile,
                                           u32 last_tile, accum* acc, u64 summary_base) {
-  if (threadIdx.x >> 5 == 0) look_back_block<Counted>(lane, agg, sh, states, tile);
+  if (threadIdx.x >> 5 == 0) look_back_block<Counted, Slots>(lane, agg, sh, states, tile);
   return settle_block<CountsPerUnit, Counted>(agg, sh, tile, last_tile, acc, summary_base);
 }
 

@@ -154,8 +154,8 @@ __global__ void flagged_parts(const std::uint32_t* in, std::uint32_t* out) {
 
 // One value a thread, kThreads a tile; prefixes[tile] = the look-back's exclusive prefix (tile 0: 0).
 // Counted: each warp adds its sum as a part (counted values never stop); else the tile's flagged
-// aggregate is stored.
-template <bool Counted>
+// aggregate is stored. Slots: 1 = lookback_exclusive, more = lookback_exclusive_span<Slots>.
+template <bool Counted, unsigned Slots>
 __global__ void flagged_tiles(const std::uint32_t* in, std::uint64_t* prefixes, flagged_count_state st) {
   __shared__ block_scan<std::uint32_t, kThreads>::storage bs;
   const unsigned tile = blockIdx.x;
@@ -174,7 +174,12 @@ __global__ void flagged_tiles(const std::uint32_t* in, std::uint64_t* prefixes, 
     }
   }
   if (threadIdx.x >= warp_threads) return;
-  const std::uint64_t pre = tile == 0 ? 0 : lookback_exclusive(st, tile, flag64{});
+  std::uint64_t pre = 0;
+  if constexpr (Slots == 1) {
+    if (tile != 0) pre = lookback_exclusive(st, tile, flag64{});
+  } else {
+    if (tile != 0) pre = lookback_exclusive_span<Slots>(st, tile);
+  }
   if (threadIdx.x == 0) {
     if (Counted) st.add_counted_inclusive(tile, pre);
     else if (tile != 0) st.publish_inclusive(tile, flag64{}(pre, agg));
@@ -189,8 +194,9 @@ __global__ void butterflies(const std::uint64_t* in, std::uint64_t* out) {
   out[3 * threadIdx.x + 2] = warp_allreduce(v, [](std::uint64_t a, std::uint64_t b) { return a + b; });
 }
 
+template <unsigned Slots = 1>
 void check_flagged_tiles(bool counted, std::size_t tiles, std::uint32_t max_count, unsigned stop_every) {
-  SCOPED_TRACE(::testing::Message() << (counted ? "counted" : "stored") << " tiles=" << tiles
+  SCOPED_TRACE(::testing::Message() << (counted ? "counted" : "stored") << " slots=" << Slots << " tiles=" << tiles
                                     << " stop_every=" << stop_every);
   namespace cu = gutf8::cuda;
   const auto host = flagged_values(tiles * kThreads, max_count, counted ? 0 : stop_every, tiles + max_count);
@@ -208,8 +214,8 @@ void check_flagged_tiles(bool counted, std::size_t tiles, std::uint32_t max_coun
   d_in.upload(host);
   cu::check(cudaMemset(d_state.data(), 0, d_state.size()), "clear");
   const flagged_count_state st{reinterpret_cast<unsigned long long*>(d_state.data())};
-  if (counted) flagged_tiles<true><<<static_cast<unsigned>(tiles), kThreads>>>(d_in.data(), d_pre.data(), st);
-  else flagged_tiles<false><<<static_cast<unsigned>(tiles), kThreads>>>(d_in.data(), d_pre.data(), st);
+  if (counted) flagged_tiles<true, Slots><<<static_cast<unsigned>(tiles), kThreads>>>(d_in.data(), d_pre.data(), st);
+  else flagged_tiles<false, Slots><<<static_cast<unsigned>(tiles), kThreads>>>(d_in.data(), d_pre.data(), st);
   cu::check_launch("flagged_tiles");
   std::vector<std::uint64_t> got(tiles);
   d_pre.download(got);
@@ -261,6 +267,20 @@ TEST(PrimBuildingBlocks, FlaggedCountLookbackStoredAndCounted) {
         check_flagged_tiles(counted, tiles, 1000, stop_every);
         // Tile values up to 2^26 (the state's bound is 2^27): prefixes past 2^32.
         check_flagged_tiles(counted, tiles, (1u << 26) / kThreads, stop_every);
+      }
+}
+
+// Windows of 128 and 64 tiles: tile counts around them and around a lane's slots, stops at the
+// nearest inclusive entry's lane and beyond, values up to the span's bound (2^25 at 4 slots).
+TEST(PrimBuildingBlocks, FlaggedCountLookbackSpan) {
+  GUTF8_REQUIRE_GPU();
+  for (bool counted : {false, true})
+    for (std::size_t tiles : {std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{63}, std::size_t{127},
+                              std::size_t{129}, std::size_t{131}, std::size_t{385}, std::size_t{5003}})
+      for (unsigned stop_every : {0u, 20000u, 500u, 7u}) {
+        check_flagged_tiles<4>(counted, tiles, 1000, stop_every);
+        check_flagged_tiles<4>(counted, tiles, (1u << 25) / kThreads - 1, stop_every);
+        check_flagged_tiles<2>(counted, tiles, 1000, stop_every);
       }
 }
 
