@@ -348,46 +348,51 @@ __device__ __forceinline__ flagged_count_state::value_type span_total(const flag
   return S::sum::flag(((T{hi} << 32) | lo) + total, stop_lanes != 0);
 }
 
-// lookback_exclusive over a flagged_count_state, Slots (even, up to 32) consecutive tiles a lane:
-// a window of 32 * Slots tiles a round trip, read with 16-byte loads and combined with one warp
-// sum, where lookback_exclusive spends a vote, a sum and three shuffles on each window of 32 (a
-// walk of several windows costs their latencies one after another). The window ends at `tile`
+// lookback_exclusive over a flagged_count_state, Slots (1, or even up to 32) consecutive tiles a
+// lane: a window of 32 * Slots tiles a round trip, read with 16-byte loads and combined with one
+// warp sum, where lookback_exclusive spends a vote, a sum and three shuffles on each window of 32
+// (a walk of several windows costs their latencies one after another). The window ends at `tile`
 // rounded up to Slots; entries from `tile` on are ignored. Tile values below 2^32 / (32 * Slots).
+// Slots = 1 is lookback_exclusive itself.
 template <unsigned Slots>
 __device__ __forceinline__ flagged_count_state::value_type lookback_exclusive_span(const flagged_count_state& state,
                                                                                    unsigned tile) {
   using S = flagged_count_state;
   using T = S::value_type;
-  long long top = (static_cast<long long>(tile) + Slots - 1) / Slots * Slots;
-  T prefix{};
-  bool have = false;
-  for (;; top -= warp_threads * Slots) {
-    const long long lane_first = top - warp_threads * Slots + lane_id() * Slots;
-    T w[Slots];
-    // Entries before tile 0 read as inclusive zeros (tile 0 may not have added its own yet),
-    // those from `tile` on as empty aggregates.
-    const auto load = [&] {
-      if (lane_first >= 0) state.read_span<Slots>(static_cast<unsigned>(lane_first), w);
+  if constexpr (Slots == 1) {
+    return lookback_exclusive(state, tile, S::sum{});
+  } else {
+    long long top = (static_cast<long long>(tile) + Slots - 1) / Slots * Slots;
+    T prefix{};
+    bool have = false;
+    for (;; top -= warp_threads * Slots) {
+      const long long lane_first = top - warp_threads * Slots + lane_id() * Slots;
+      T w[Slots];
+      // Entries before tile 0 read as inclusive zeros (tile 0 may not have added its own yet),
+      // those from `tile` on as empty aggregates.
+      const auto load = [&] {
+        if (lane_first >= 0) state.read_span<Slots>(static_cast<unsigned>(lane_first), w);
 #pragma unroll
-      for (unsigned k = 0; k < Slots; ++k) {
-        if (lane_first < 0) w[k] = S::inclusive_bits;
-        else if (lane_first + k >= tile) w[k] = S::aggregate_bits;
-      }
-    };
-    const auto unpublished = [&] {
-      bool any = false;
+        for (unsigned k = 0; k < Slots; ++k) {
+          if (lane_first < 0) w[k] = S::inclusive_bits;
+          else if (lane_first + k >= tile) w[k] = S::aggregate_bits;
+        }
+      };
+      const auto unpublished = [&] {
+        bool any = false;
 #pragma unroll
-      for (unsigned k = 0; k < Slots; ++k) any |= (w[k] & S::status_bits) == 0;
-      return any;
-    };
-    load();
-    while (__any_sync(full_warp_mask, unpublished()))
-      if (unpublished()) load();
-    bool found = false;
-    const T window = span_total<Slots>(w, found);
-    prefix = have ? S::sum{}(window, prefix) : window;
-    have = true;
-    if (found) return prefix;
+        for (unsigned k = 0; k < Slots; ++k) any |= (w[k] & S::status_bits) == 0;
+        return any;
+      };
+      load();
+      while (__any_sync(full_warp_mask, unpublished()))
+        if (unpublished()) load();
+      bool found = false;
+      const T window = span_total<Slots>(w, found);
+      prefix = have ? S::sum{}(window, prefix) : window;
+      have = true;
+      if (found) return prefix;
+    }
   }
 }
 

@@ -4,10 +4,9 @@
 //      well-formed starts before the first error, stop flag in the scan value);
 //   2. rank: block scan of 32-bit flagged counts, then the tile's offset by decoupled look-back
 //      with one packed 64-bit word per tile (kernels/prim: flagged_count_state; strict reads 128
-//      tiles a round trip, lookback_exclusive_span). What bounded CJK
-//      and emoji text was a tile's wait for aggregates its predecessors had not yet published, so
-//      each warp adds its count to the tile's word as soon as it has one (counted publication),
-//      before the block scan: replace and drop their output units; strict its well-formed starts,
+//      tiles a round trip, lookback_exclusive_span). What bounded CJK and emoji text was a tile's
+//      wait for aggregates its predecessors had not yet published, so each warp adds its count to
+//      the tile's word as soon as it has one (counted publication), before the block scan: replace and drop their output units; strict its well-formed starts,
 //      all of them (drop's count). That is the tile's unit count if the text is valid; where it is
 //      not, the first tile with an error still gets the exact prefix (every tile before it is
 //      valid) and stops at its error, and every later tile writes past that end: the speculative

@@ -117,17 +117,12 @@ struct warp_output {
 // Warp 0 of the block (the caller's test), after the tile's aggregate is published (stored or
 // counted): looks back for the tile's exclusive prefix, publishes its inclusive prefix and leaves
 // the prefix in sh.prefix for settle_block. agg: the tile's scanned total (stop | count).
-// lane = threadIdx.x & 31. Slots: consecutive tiles a lane reads (1: prim's lookback_exclusive,
-// more: lookback_exclusive_span).
+// lane = threadIdx.x & 31. Slots: consecutive tiles a lane reads (prim::lookback_exclusive_span).
 template <bool Counted = false, u32 Slots = 1>
 __device__ __forceinline__ void look_back_block(u32 lane, u64 agg, tile_rank_shared& sh, rank_state states,
                                                 u32 tile) {
   u64 pre = 0;
-  if constexpr (Slots == 1) {
-    if (tile != 0) pre = prim::detail::lookback_exclusive(states, tile, grid_count{});
-  } else {
-    if (tile != 0) pre = prim::detail::lookback_exclusive_span<Slots>(states, tile);
-  }
+  if (tile != 0) pre = prim::detail::lookback_exclusive_span<Slots>(states, tile);
   if (lane == 0) {
     if (Counted) states.add_counted_inclusive(tile, pre);
     else if (tile != 0) states.publish_inclusive(tile, grid_count{}(pre, agg));

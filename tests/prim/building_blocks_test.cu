@@ -154,7 +154,7 @@ __global__ void flagged_parts(const std::uint32_t* in, std::uint32_t* out) {
 
 // One value a thread, kThreads a tile; prefixes[tile] = the look-back's exclusive prefix (tile 0: 0).
 // Counted: each warp adds its sum as a part (counted values never stop); else the tile's flagged
-// aggregate is stored. Slots: 1 = lookback_exclusive, more = lookback_exclusive_span<Slots>.
+// aggregate is stored. Slots: lookback_exclusive_span's (1 = lookback_exclusive).
 template <bool Counted, unsigned Slots>
 __global__ void flagged_tiles(const std::uint32_t* in, std::uint64_t* prefixes, flagged_count_state st) {
   __shared__ block_scan<std::uint32_t, kThreads>::storage bs;
@@ -174,12 +174,7 @@ __global__ void flagged_tiles(const std::uint32_t* in, std::uint64_t* prefixes, 
     }
   }
   if (threadIdx.x >= warp_threads) return;
-  std::uint64_t pre = 0;
-  if constexpr (Slots == 1) {
-    if (tile != 0) pre = lookback_exclusive(st, tile, flag64{});
-  } else {
-    if (tile != 0) pre = lookback_exclusive_span<Slots>(st, tile);
-  }
+  const std::uint64_t pre = tile == 0 ? 0 : lookback_exclusive_span<Slots>(st, tile);
   if (threadIdx.x == 0) {
     if (Counted) st.add_counted_inclusive(tile, pre);
     else if (tile != 0) st.publish_inclusive(tile, flag64{}(pre, agg));
