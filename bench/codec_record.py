@@ -35,12 +35,11 @@ def main(argv):
     rounds = [read_round(p) for p in a.rounds]
     first_header, first_rows = rounds[0]
     copies = [float(h["device copy rate (cudaMemcpy D2D, read+write)"].split()[0]) for h, _ in rounds]
-    runs = first_header.get("input", "").split("median of ")[-1]
     out = ["# gutf8 device codec benchmark", ""]
     out.append(f"- GPU: {first_header.get('GPU', '?')}")
     out.append(f"- commit: {a.commit}")
     out.append(f"- date: {first_header.get('date', '?')}")
-    out.append(f"- input: 256 MiB per case, median of {runs} a round; per row the round with the median GB/s of {len(rounds)}")
+    out.append(f"- input: {first_header.get('input', '?')} a round; per row the round with the median GB/s of {len(rounds)}")
     out.append(f"- device copy rate (cudaMemcpy D2D, read+write), measured in each round: "
                f"{min(copies):.1f}-{max(copies):.1f} GB/s; a row's roofline uses its own round's")
     out.append("- GB/s = bytes of UTF-8 text / time; roofline = that text's bytes / (bytes the op must read + write at the copy rate)")

@@ -6,10 +6,11 @@
 //      with one packed 64-bit word per tile (kernels/prim: flagged_count_state; strict reads 128
 //      tiles a round trip, lookback_exclusive_span). What bounded CJK and emoji text was a tile's
 //      wait for aggregates its predecessors had not yet published, so each warp adds its count to
-//      the tile's word as soon as it has one (counted publication), before the block scan: replace and drop their output units; strict its well-formed starts,
-//      all of them (drop's count). That is the tile's unit count if the text is valid; where it is
-//      not, the first tile with an error still gets the exact prefix (every tile before it is
-//      valid) and stops at its error, and every later tile writes past that end: the speculative
+//      the tile's word as soon as it has one (counted publication), before the block scan:
+//      replace and drop their output units; strict its well-formed starts, all of them (drop's
+//      count). That is the tile's unit count if the text is valid; where it is not, the first
+//      tile with an error still gets the exact prefix (every tile before it is valid) and stops
+//      at its error, and every later tile writes past that end: the speculative
 //      prefix of a later tile is at least the output length (accum::cut), and at most n (the
 //      output's size);
 //   3. each warp prepares its output at warp-local slots (then warp 0 looks back, while the

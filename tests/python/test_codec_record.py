@@ -38,7 +38,7 @@ def test_median_round_per_row(tmp_path, capsys, order):
     out = capsys.readouterr().out
     assert "- commit: abc1234" in out
     assert "2985.8-2995.5 GB/s" in out
-    assert "median GB/s of 3" in out
+    assert "- input: 256 MiB per case, median of 11 runs a round; per row the round with the median GB/s of 3" in out
     assert "| cjk | 0.0% | decode_fused | 0.29 | 910.0 | 1001 | 91% |" in out
     assert "| cjk | 0.0% | validate | 0.12 | 2200.0 | 2985 | 74% |" in out
 
