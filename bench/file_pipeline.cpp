@@ -5,7 +5,7 @@
 //   bench_file_pipeline --file F [--op validate|decode|sanitize|encode|stats] [--backend cpu|cuda|auto]
 //   (auto: the CPU workers and the GPU lanes together, whatever backend::auto's model would choose)
 //       [--threads N] [--lanes N (0: the default by operation)] [--feed copy|copy-mapped|register] [--fill-threads N] [--run-bytes MiB]
-//       [--read map|pread] [--reps N]
+//       [--read map|pread] [--reps N] [--devices N,M,...|all (default: GPU 0 alone)]
 //
 // Prints: op, backend, settings, first run s, median of the later runs s, GB/s of input, the GPUs'
 // share of the bytes in the last run and the GPU start-up the first run measured.
@@ -62,6 +62,17 @@ int main(int argc, char** argv) {
   config.stream.backend.backend = backend_named(arg["backend"]);
   if (arg.contains("threads")) config.stream.backend.threads = static_cast<unsigned>(std::stoul(arg["threads"]));
   config.map_file = arg["read"] == "map";
+  if (arg.contains("devices")) {  // the GPUs a file is spread over, as the CLI's --device
+    if (arg["devices"] == "all") {
+      config.all_devices = true;
+    } else {
+      for (std::size_t at = 0; at <= arg["devices"].size();) {
+        const std::size_t comma = std::min(arg["devices"].find(',', at), arg["devices"].size());
+        config.devices.push_back(std::stoi(arg["devices"].substr(at, comma - at)));
+        at = comma + 1;
+      }
+    }
+  }
   internal::file_run_tuning tuning;
   tuning.lanes_per_gpu = static_cast<unsigned>(std::stoul(arg["lanes"]));
   tuning.lane.feed = arg["feed"] == "register"      ? internal::gpu_feed::register_
@@ -90,14 +101,17 @@ int main(int argc, char** argv) {
     return 3;
   }
   std::sort(seconds.begin(), seconds.end());
+  std::string devices_text = arg.contains("devices") ? arg["devices"] : "";
+  std::ranges::replace(devices_text, ',', '+');  // the line is CSV
   const double median = seconds[seconds.size() / 2];
   const double bytes = static_cast<double>(first.stats.input.bytes);
   const auto done = static_cast<double>(last.timings.gpu_bytes + last.timings.cpu_bytes);
   const double gpu_share = done == 0 ? 0 : static_cast<double>(last.timings.gpu_bytes) / done;
-  std::printf("%s,%s,threads=%s lanes=%s feed=%s fill=%s run=%sMiB read=%s,%.4f,%.4f,%.2f,%.2f,%.3f\n",
+  std::printf("%s,%s,threads=%s lanes=%s feed=%s fill=%s run=%sMiB read=%s%s%s,%.4f,%.4f,%.2f,%.2f,%.3f\n",
               arg["op"].c_str(), arg["backend"].c_str(), arg.contains("threads") ? arg["threads"].c_str() : "auto",
               arg["lanes"].c_str(), arg["feed"].c_str(), arg.contains("fill-threads") ? arg["fill-threads"].c_str() : "6",
               arg.contains("run-bytes") ? arg["run-bytes"].c_str() : "default", arg["read"].c_str(),
+              arg.contains("devices") ? " devices=" : "", devices_text.c_str(),
               first.timings.seconds, median, bytes / median / 1e9, gpu_share, first.timings.gpu_startup_seconds);
   ::close(fd);
   return 0;
