@@ -33,7 +33,9 @@
 # progress.log (the timeline, written as it goes) and logs.tar.gz (every log).
 # Knobs (GUTF8_MGPU_NGPU and GUTF8_MGPU_TEST_BACKEND=cpu try the tests' plumbing without a GPU):
 # GUTF8_MGPU_BUDGET (seconds, default 500: every phase stops in time for the rest),
-# GUTF8_MGPU_SIZE (default 32G), GUTF8_MGPU_DASK_FILES and _MIB (32 files of 256 MiB), GUTF8_MGPU_SKIP (phases to leave out, e.g. "tests dask"),
+# GUTF8_MGPU_TEST_LIMIT (seconds a test shard may run, default 200), GUTF8_MGPU_CLI_SHARDS (default 4),
+# GUTF8_MGPU_CLI_DEVICES (the CLI suite's --device settings, default "all 0 1 ..."; GUTF8_MGPU_SKIP
+# may also name gpu_suite and pytest, parts of tests), GUTF8_MGPU_SIZE (default 32G), GUTF8_MGPU_DASK_FILES and _MIB (32 files of 256 MiB), GUTF8_MGPU_SKIP (phases to leave out, e.g. "tests dask"),
 # GUTF8_MGPU_WORK (default /tmp/gutf8-mgpu; a tmpfs is mounted there when possible).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -253,10 +255,13 @@ fi
 
 # ------------------------------------------------------------------- tests ----
 if wants tests && ((ngpu > 0)); then
-  pend=$(phase_end 200 200)
+  test_limit=${GUTF8_MGPU_TEST_LIMIT:-200}
+  pend=$(phase_end "$test_limit" 200)
   test_backend=${GUTF8_MGPU_TEST_BACKEND:-cuda}
+  cli_shards=${GUTF8_MGPU_CLI_SHARDS:-4}
+  cli_settings=${GUTF8_MGPU_CLI_DEVICES:-all $(seq -s' ' 0 $((ngpu - 1)))}
   note "tests: GPU suite (4 shards), CLI suite on cuda with --device all and each GPU alone (4 shards each), test_dask.py"
-  for d in all $(seq 0 $((ngpu - 1))); do
+  for d in $cli_settings; do
     cat > "$L/bin/gutf8-dev-$d" << EOF
 #!/bin/sh
 # gutf8 with --device $d added after the command, as the CLI suite's GUTF8_TEST_BACKEND adds --backend
@@ -267,18 +272,18 @@ exec "$bin" "\$c" --device $d "\$@"
 EOF
     chmod +x "$L/bin/gutf8-dev-$d"
   done
-  for s in 0 1 2 3; do
+  wants gpu_suite && for s in 0 1 2 3; do
     vis=$(for ((j = 0; j < ngpu; j++)); do echo $(((j + s) % ngpu)); done | paste -sd,)
-    bg gpu_tests_$s "$(lim 200)" env CUDA_VISIBLE_DEVICES="$vis" GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$s \
+    bg gpu_tests_$s "$(lim "$test_limit")" env CUDA_VISIBLE_DEVICES="$vis" GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$s \
       .device/tests/gutf8_gpu_tests
   done
-  for d in all $(seq 0 $((ngpu - 1))); do
-    for s in 0 1 2 3; do
-      bg cli_dev${d}_$s "$(lim 200)" env GUTF8_BIN="$L/bin/gutf8-dev-$d" GUTF8_TEST_BACKEND="$test_backend" GTEST_TOTAL_SHARDS=4 \
+  for d in $cli_settings; do
+    for ((s = 0; s < cli_shards; ++s)); do
+      bg cli_dev${d}_$s "$(lim "$test_limit")" env GUTF8_BIN="$L/bin/gutf8-dev-$d" GUTF8_TEST_BACKEND="$test_backend" GTEST_TOTAL_SHARDS=$cli_shards \
         GTEST_SHARD_INDEX=$s .device/tests/gutf8_cli_tests
     done
   done
-  ((site_ok)) && bg pytest_dask "$(lim 150)" python3 -m pytest -q -rfEs -p no:cacheprovider tests/python/test_dask.py
+  ((site_ok)) && wants pytest && bg pytest_dask "$(lim 150)" python3 -m pytest -q -rfEs -p no:cacheprovider tests/python/test_dask.py
   bg_wait
   {
     echo "## Tests"
@@ -299,8 +304,11 @@ EOF
       done
       echo "| $label | $rcs| $passed | $failed | $skipped | ${names:0:400} |"
     }
-    gt_row "gutf8_gpu_tests (GPUs rotated per shard)" gpu_tests_0 gpu_tests_1 gpu_tests_2 gpu_tests_3
-    for d in all $(seq 0 $((ngpu - 1))); do gt_row "CLI, $test_backend, --device $d" cli_dev${d}_{0,1,2,3}; done
+    wants gpu_suite && gt_row "gutf8_gpu_tests (GPUs rotated per shard)" gpu_tests_0 gpu_tests_1 gpu_tests_2 gpu_tests_3
+    for d in $cli_settings; do
+      mapfile -t shard_logs < <(for ((s = 0; s < cli_shards; ++s)); do echo "cli_dev${d}_$s"; done)
+      gt_row "CLI, $test_backend, --device $d" "${shard_logs[@]}"
+    done
     if [[ -f $L/pytest_dask.log ]]; then
       read -r rc t <<< "$(rc_of pytest_dask)"
       echo "| tests/python/test_dask.py | $rc ($t) | $(tail -1 "$L/pytest_dask.log") | | | $(grep -E '^(FAILED|ERROR)' "$L/pytest_dask.log" | head -3 | paste -sd' ') |"

@@ -80,15 +80,16 @@ TEST_F(gpu_memory, CudaBackendUnderSmallCapEqualsCpu) {
 }
 
 // --backend=auto --threads 1 lets the GPUs join for a file the one CPU worker would validate in more
-// than 1.5 CUDA start-ups (src/codec/auto_model.hpp: about 2.4 GB). A sparse file makes one that
-// large cheap: 3 GiB of U+0000, then text with errors.
+// than 1.5 CUDA start-ups (src/codec/auto_model.hpp: about 2.4 GB). The GPU lane must start before
+// that worker finishes, and under load (16 CLI processes sharing two GPUs) CUDA's start-up took
+// 4-5 s, longer than 3 GiB took: 8 GiB, cheap as a sparse file of U+0000, then text with errors.
 TEST_F(gpu_memory, AutoBelowSmallestSubBlockFallsBackToCpu) {
   GUTF8_CLI_REQUIRE_GPU();
   const std::string tail = text_with_errors(std::size_t{1} << 20, 3);
   {
     const int fd = ::open((dir_ / "big").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ASSERT_GE(fd, 0) << std::strerror(errno);
-    ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), off_t{3} << 30), ssize_t(tail.size()));
+    ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), off_t{8} << 30), ssize_t(tail.size()));
     ::close(fd);
   }
   const result a = run({"validate", "--json", "--verbose", "--backend=auto", "--threads", "1", "--gpu-memory", "64K", "big"});
