@@ -34,8 +34,9 @@
 # Knobs (GUTF8_MGPU_NGPU and GUTF8_MGPU_TEST_BACKEND=cpu try the tests' plumbing without a GPU):
 # GUTF8_MGPU_BUDGET (seconds, default 500: every phase stops in time for the rest),
 # GUTF8_MGPU_TEST_LIMIT (seconds a test shard may run, default 200), GUTF8_MGPU_CLI_SHARDS (default 4),
-# GUTF8_MGPU_CLI_DEVICES (the CLI suite's --device settings, default "all 0 1 ..."; GUTF8_MGPU_SKIP
-# may also name gpu_suite and pytest, parts of tests), GUTF8_MGPU_SIZE (default 32G), GUTF8_MGPU_DASK_FILES and _MIB (32 files of 256 MiB), GUTF8_MGPU_SKIP (phases to leave out, e.g. "tests dask"),
+# GUTF8_MGPU_CLI_DEVICES (the CLI suite's --device settings, default "all 0 1 ..."),
+# GUTF8_MGPU_SIZE (default 32G), GUTF8_MGPU_DASK_FILES and _MIB (32 files of 256 MiB),
+# GUTF8_MGPU_SKIP (phases to leave out, e.g. "tests dask"; also gpu_suite and pytest, parts of tests),
 # GUTF8_MGPU_WORK (default /tmp/gutf8-mgpu; a tmpfs is mounted there when possible).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -96,7 +97,7 @@ e2e = rows(os.path.join(out, "e2e.csv"))
 if e2e:
     print(f"## End to end, {nbytes / 2**30:g} GiB of English text in memory, GB/s of input\n")
     print("CLI: wall clock from process start, median of 3 (stdout /dev/null). bench_file_pipeline: one "
-          "process, median of 2 runs after a first (CUDA's start-up apart); `auto` there forces the GPUs to "
+          "process, the slower of 2 runs after a first (CUDA's start-up apart); `auto` there forces the GPUs to "
           "join the CPU workers. GPU column: what --verbose said of the last run.\n")
     print("| tool | op | backend | devices | threads | median s | GB/s | x CPU | GPU |")
     print("|---|---|---|---|---:|---:|---:|---:|---|")
@@ -256,11 +257,13 @@ fi
 # ------------------------------------------------------------------- tests ----
 if wants tests && ((ngpu > 0)); then
   test_limit=${GUTF8_MGPU_TEST_LIMIT:-200}
-  pend=$(phase_end "$test_limit" 200)
+  later=10  # seconds kept for the phases after the tests, where any runs
+  for p in failover codec e2e limits dask; do wants $p && later=200; done
+  pend=$(phase_end "$test_limit" "$later")
   test_backend=${GUTF8_MGPU_TEST_BACKEND:-cuda}
   cli_shards=${GUTF8_MGPU_CLI_SHARDS:-4}
   cli_settings=${GUTF8_MGPU_CLI_DEVICES:-all $(seq -s' ' 0 $((ngpu - 1)))}
-  note "tests: GPU suite (4 shards), CLI suite on cuda with --device all and each GPU alone (4 shards each), test_dask.py"
+  note "tests:$(wants gpu_suite && echo " GPU suite (4 shards),") CLI suite on $test_backend with --device ${cli_settings// /, } ($cli_shards shards each)$(wants pytest && echo ", test_dask.py")"
   for d in $cli_settings; do
     cat > "$L/bin/gutf8-dev-$d" << EOF
 #!/bin/sh
@@ -297,10 +300,11 @@ EOF
         read -r rc t <<< "$(rc_of "$l")"
         rcs+="$rc ($t) "
         # per test, not the final summary: a shard stopped at its limit still counts what ran
-        passed=$((passed + $(grep -cE '^\[       OK \] [A-Za-z]' "$L/$l.log")))
-        skipped=$((skipped + $(grep -E '^\[  SKIPPED \] [A-Za-z]' "$L/$l.log" | sed 's/ (.*//' | sort -u | grep -c .)))
-        failed=$((failed + $(grep -E '^\[  FAILED  \] [A-Za-z].* \([0-9]+ ms\)' "$L/$l.log" | grep -c .)))
-        names+=$(grep -E '^\[  FAILED  \] [A-Za-z]' "$L/$l.log" | sed 's/^\[  FAILED  \] //; s/ (.*//' | sort -u | paste -sd' ')
+        passed=$((passed + $(cat "$L/$l.log" 2> /dev/null | grep -cE '^\[       OK \] [A-Za-z]')))
+        skipped=$((skipped + $(grep -E '^\[  SKIPPED \] [A-Za-z]' "$L/$l.log" 2> /dev/null | sed 's/ (.*//' | sort -u | grep -c .)))
+        failed=$((failed + $(grep -E '^\[  FAILED  \] [A-Za-z].* \([0-9]+ ms\)' "$L/$l.log" 2> /dev/null | grep -c .)))
+        n=$(grep -E '^\[  FAILED  \] [A-Za-z]' "$L/$l.log" 2> /dev/null | sed 's/^\[  FAILED  \] //; s/ (.*//' | sort -u | paste -sd' ')
+        [[ -n $n ]] && names+="${names:+ }$n"
       done
       echo "| $label | $rcs| $passed | $failed | $skipped | ${names:0:400} |"
     }

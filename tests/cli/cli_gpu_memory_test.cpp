@@ -81,8 +81,8 @@ TEST_F(gpu_memory, CudaBackendUnderSmallCapEqualsCpu) {
 
 // --backend=auto --threads 1 lets the GPUs join for a file the one CPU worker would validate in more
 // than 1.5 CUDA start-ups (src/codec/auto_model.hpp: about 2.4 GB). The GPU lane must start before
-// that worker finishes, and under load (16 CLI processes sharing two GPUs) CUDA's start-up took
-// 4-5 s, longer than 3 GiB took: 8 GiB, cheap as a sparse file of U+0000, then text with errors.
+// that worker finishes, and under load (12-16 test processes sharing two GPUs) CUDA's start-up took
+// 3.5-5 s, longer than 3 GiB took: 8 GiB, cheap as a sparse file of U+0000, then text with errors.
 TEST_F(gpu_memory, AutoBelowSmallestSubBlockFallsBackToCpu) {
   GUTF8_CLI_REQUIRE_GPU();
   const std::string tail = text_with_errors(std::size_t{1} << 20, 3);
