@@ -3,7 +3,8 @@
 1. Call overhead on small inputs: µs per call of gutf8.validate / decode / repair against
    bytes.decode (valid mixed-script text cut from corpus/sample/mixed.txt).
 2. validate_file on one large file against the CLI (`gutf8 validate FILE`), wall clock.
-3. gutf8.dask.validate_files over many files with 1, 2 and 4 local worker processes.
+3. gutf8.dask.validate_files over many files with 1, 2 and 4 local worker processes (CPU workers,
+   or with --dask-backend cuda one GPU worker per device, gutf8.dask.local_gpu_cluster).
 
 Every figure is the median of --reps runs. Sizes are arguments so the same script runs scaled
 down on a small machine and at full size on a large one:
@@ -108,9 +109,18 @@ def big_file(reps: int, size: int, cli: str | None, workdir: Path) -> list[str]:
     return rows
 
 
-def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Path) -> list[str]:
+def cluster_of(workers: int, backend: str):
+    """CPU workers of one thread each, or (cuda) one worker on each of the first `workers` GPUs."""
+    from distributed import LocalCluster
+
+    if backend == "cuda":
+        return gutf8.dask.local_gpu_cluster(list(range(workers)), dashboard_address=None)
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+
+
+def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Path, backend: str) -> list[str]:
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError:
         return ["Not run: `distributed` is not installed here (`pip install '.[dask]'`)."]
 
@@ -124,12 +134,13 @@ def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Pa
     pattern = str(folder / "*.txt")
     rows = ["| workers | median s | GB/s | speed-up |", "|---:|---:|---:|---:|"]
     base = None
+    # CPU workers run one thread each; a GPU worker's tasks hold its GPU (resources), all of its threads.
+    options = {"threads": 1} if backend == "cpu" else {"resources": {"GPU": 1}}
     for w in workers:
-        with LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-                Client(cluster) as client:
-            gutf8.dask.validate_files(pattern, client=client, backend="cpu", threads=1)  # warm-up
-            s = median_seconds(lambda: gutf8.dask.validate_files(pattern, client=client, backend="cpu", threads=1),
-                               reps)
+        with cluster_of(w, backend) as cluster, Client(cluster) as client:
+            run = lambda: gutf8.dask.validate_files(pattern, client=client, backend=backend, **options)
+            run()  # warm-up: CUDA's start-up on every worker
+            s = median_seconds(run, reps)
         base = base or s
         rows.append(f"| {w} | {s:.3f} | {total / s / 1e9:.2f} | {base / s:.2f}× |")
     return rows
@@ -155,6 +166,9 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=256)
     ap.add_argument("--file-size", type=size_arg, default=size_arg("64M"))
     ap.add_argument("--workers", default="1,2,4")
+    ap.add_argument("--dask-backend", choices=["cpu", "cuda"], default="cpu",
+                    help="the dask workers: CPU processes of one thread, or one per GPU")
+    ap.add_argument("--sections", default="overhead,file,dask", help="which of overhead, file, dask to run")
     ap.add_argument("--workdir", default=None, help="where the generated files go (default: a temporary dir)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -162,21 +176,29 @@ def main() -> None:
                             text=True).stdout.strip() or "unknown"
     with tempfile.TemporaryDirectory(dir=a.workdir) as tmp:
         work = Path(tmp)
+        wanted = set(a.sections.split(","))
         sections = [
             f"# gutf8 Python package benchmarks\n\nMachine: {machine()}. Commit {commit}. "
             f"gutf8 built with CUDA: {gutf8.built_with_cuda}, GPU usable: {gutf8.cuda_available()}. "
-            f"Median of {a.reps} runs each.\n\nCommand: `python {' '.join(sys.argv)}`\n",
-            "## Call overhead on small valid inputs (µs per call, CPU backend, 1 thread)\n\n"
-            "Input: the first N bytes of `corpus/sample/mixed.txt` (cut at a character boundary).\n",
-            "\n".join(overhead(a.reps, [0, 16, 64, 256, 1024, 4096])),
-            f"\n## validate_file on one {a.big_size / 2**30:.2f} GiB file against the CLI\n\n"
-            "Input: `corpus/sample/mixed.txt` tiled, in the page cache.\n",
-            "\n".join(big_file(a.reps, a.big_size, a.cli, work)),
-            f"\n## gutf8.dask.validate_files over {a.files} files × {a.file_size / 2**20:.0f} MiB "
-            "(LocalCluster, worker processes of 1 thread, backend cpu, threads=1)\n\n"
-            "Input: `corpus/sample/mixed.txt` tiled; every fourth file has a 0xFF byte every MiB.\n",
-            "\n".join(many_files(a.reps, a.files, a.file_size, [int(w) for w in a.workers.split(",")], work)),
-        ]
+            f"Median of {a.reps} runs each.\n\nCommand: `python {' '.join(sys.argv)}`\n"]
+        if "overhead" in wanted:
+            sections += [
+                "## Call overhead on small valid inputs (µs per call, CPU backend, 1 thread)\n\n"
+                "Input: the first N bytes of `corpus/sample/mixed.txt` (cut at a character boundary).\n",
+                "\n".join(overhead(a.reps, [0, 16, 64, 256, 1024, 4096]))]
+        if "file" in wanted:
+            sections += [
+                f"\n## validate_file on one {a.big_size / 2**30:.2f} GiB file against the CLI\n\n"
+                "Input: `corpus/sample/mixed.txt` tiled, in the page cache.\n",
+                "\n".join(big_file(a.reps, a.big_size, a.cli, work))]
+        if "dask" in wanted:
+            workers = ("LocalCluster, worker processes of 1 thread, backend cpu, threads=1" if a.dask_backend == "cpu"
+                       else "local_gpu_cluster, one worker process per GPU, backend cuda")
+            sections += [
+                f"\n## gutf8.dask.validate_files over {a.files} files × {a.file_size / 2**20:.0f} MiB ({workers})\n\n"
+                "Input: `corpus/sample/mixed.txt` tiled; every fourth file has a 0xFF byte every MiB.\n",
+                "\n".join(many_files(a.reps, a.files, a.file_size, [int(w) for w in a.workers.split(",")], work,
+                                      a.dask_backend))]
     sections.append("\nLoad average (1 min) at the end of the run: %.1f on %d CPUs (other work on the machine "
                     "shows here)." % (os.getloadavg()[0], os.cpu_count()))
     Path(a.out).write_text("\n".join(sections) + "\n")

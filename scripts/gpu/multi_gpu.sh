@@ -25,11 +25,11 @@
 #   limits    what bounds the scaling: pinned H2D / D2H / both on each GPU alone and on 1/2/4 GPUs at
 #             once (CuPy, one process), host memory copy bandwidth with 1..56 processes (numpy),
 #             bench_host_limits on GPU 0 (start-up, PCIe, pread of the page cache, page-locking)
-#   dask      gutf8.dask.validate_files over 32 files of 256 MiB on local_gpu_cluster of 1, 2, 4 GPU
-#             workers (backend cuda), after a warm-up on every worker; median of 3
+#   dask      bench/python/bench_python.py's dask section with --dask-backend cuda: validate_files over
+#             32 files of 256 MiB on local_gpu_cluster of 1, 2, 4 GPU workers, after a warm-up; median of 3
 # Output (at most 8 files come back): OUT_DIR/summary.md (printed last), e2e.csv (device lists
 # written 0+1+2+3), codec.csv,
-# dask.csv, host.md (machine facts, topology, PCIe and memory bandwidth, bench_host_limits),
+# dask.md, host.md (machine facts, topology, PCIe and memory bandwidth, bench_host_limits),
 # progress.log (the timeline, written as it goes) and logs.tar.gz (every log).
 # Knobs (GUTF8_MGPU_NGPU and GUTF8_MGPU_TEST_BACKEND=cpu try the tests' plumbing without a GPU):
 # GUTF8_MGPU_BUDGET (seconds, default 500: every phase stops in time for the rest),
@@ -131,17 +131,9 @@ if pcie or membw:
           if any(s in l for s in ("pinned 256", "pread page cache, 16", "pread page cache, 8 ", "of 64 MiB mapped"))]
     if hl:
         print("bench_host_limits (GPU 0): \n\n| measure | value | unit |\n|---|---:|---|\n" + "\n".join(hl) + "\n")
-dask = rows(os.path.join(out, "dask.csv"))
+dask = read(os.path.join(out, "dask.md"))
 if dask:
-    print("## gutf8.dask.validate_files, GPU workers (backend cuda)\n")
-    print("| workers | files | GiB | cluster start s | median s | GB/s | x 1 worker | bad rows |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---|")
-    one = next((float(r["gb_per_s"]) for r in dask if r["workers"] == "1" and r["gb_per_s"]), None)
-    for r in dask:
-        x = f"{float(r['gb_per_s']) / one:.2f}" if one and r["gb_per_s"] else ""
-        print(f"| {r['workers']} | {r['files']} | {int(r['bytes']) / 2**30:.1f} | {r['start_s']} | {r['median_s']} | "
-              f"{r['gb_per_s']} | {x} | {r['errors']} |")
-    print()
+    print(dask[dask.find("## gutf8.dask"):] if "## gutf8.dask" in dask else dask)
 elif read(os.path.join(L, "dask.err")):
     print("## dask: no result\n\n```\n" + read(os.path.join(L, "dask.err"))[-1500:] + "\n```\n")
 print("Timeline: progress.log; every log: logs.tar.gz; machine facts, PCIe, memory: host.md.")
@@ -213,13 +205,11 @@ bytes=$(python3 -c "import sys; sys.path.insert(0, 'corpus'); import make_corpus
 big=$work/ascii-$bytes.txt
 bad=$work/mixed-1pct-512M.txt
 four=$work/limits-2G.txt
-ddir=$work/dask
-dfiles=${GUTF8_MGPU_DASK_FILES:-32} dmib=${GUTF8_MGPU_DASK_MIB:-256}
 cat > "$L/build_inputs.py" << 'EOF'
 import os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
-work, big, nbig, bad, four, ddir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-dfiles, dmib, nfour = int(sys.argv[7]), int(sys.argv[8]), min(2 << 30, int(sys.argv[3]))
+work, big, nbig, bad, four = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+nfour = min(2 << 30, nbig)
 t0 = time.time()
 def corpus(*args):
     subprocess.run([sys.executable, "corpus/make_corpus.py", *args], check=True, stdout=subprocess.DEVNULL)
@@ -240,15 +230,12 @@ print(f"{bad} after {time.time() - t0:.1f} s", flush=True)
 fill(big, f"{work}/base-ascii.txt", nbig)
 print(f"{big} after {time.time() - t0:.1f} s", flush=True)
 fill(four, f"{work}/base-ascii.txt", nfour)
-os.makedirs(ddir, exist_ok=True)
-for i in range(dfiles):
-    fill(f"{ddir}/part-{i:02d}.txt", f"{work}/base-mixed.txt", dmib << 20, threads=4)
 print(f"all inputs after {time.time() - t0:.1f} s", flush=True)
 EOF
-if [[ -f $big && -f $ddir/part-$(printf %02d $((dfiles - 1))).txt ]]; then
+if [[ -f $big ]]; then
   echo "0 0" > "$L/inputs.rc"
 else
-  ( s=$SECONDS; timeout 400 python3 "$L/build_inputs.py" "$work" "$big" "$bytes" "$bad" "$four" "$ddir" "$dfiles" "$dmib" \
+  ( s=$SECONDS; timeout 400 python3 "$L/build_inputs.py" "$work" "$big" "$bytes" "$bad" "$four" \
       > "$L/inputs.log" 2>&1
     echo "$? $((SECONDS - s))" > "$L/inputs.rc" ) &
   inputs_pid=$!
@@ -597,50 +584,10 @@ fi
 # -------------------------------------------------------------------- dask ----
 if wants dask && ((ngpu > 0 && site_ok)); then
   pend=$(phase_end 110 8)
-  note "dask: validate_files over $ddir on local_gpu_cluster of ${counts[*]} workers"
-  cat > "$L/dask_bench.py" << 'EOF'
-# Dask starts its workers with multiprocessing's spawn, which imports this file again in each
-# worker: everything runs under the __main__ guard.
-import glob, os, statistics, sys, time
-
-
-def main():
-    import distributed
-    import gutf8, gutf8.dask
-    paths = sorted(glob.glob(os.path.join(sys.argv[1], "*.txt")))
-    counts, deadline = [int(k) for k in sys.argv[2].split(",")], time.time() + float(sys.argv[3])
-    total = sum(os.path.getsize(p) for p in paths)
-    backend = os.environ.get("GUTF8_MGPU_DASK_BACKEND", "cuda")  # (cpu: to try this without a GPU)
-    print("workers,files,bytes,start_s,runs,median_s,gb_per_s,times_s,backend,errors", flush=True)
-    for k in counts:
-        if time.time() > deadline - 25:
-            print(f"{k},{len(paths)},{total},,0,,,,{backend},skipped (budget)", flush=True)
-            continue
-        t0 = time.perf_counter()
-        with gutf8.dask.local_gpu_cluster(list(range(k)), dashboard_address=None, memory_limit=0) as cluster, \
-                distributed.Client(cluster) as client:
-            client.wait_for_workers(k, timeout=60)
-            started = time.perf_counter() - t0
-            warm = paths[0]
-            client.run(lambda: gutf8.validate_file(warm, backend=backend).valid)  # CUDA started on every worker
-            times, bad = [], 0
-            for _ in range(3):
-                if times and time.time() > deadline - 10:
-                    break
-                t = time.perf_counter()
-                frame = gutf8.dask.validate_files(paths, client=client, backend=backend, resources={"GPU": 1})
-                times.append(time.perf_counter() - t)
-                bad += int(frame.error.notna().sum()) + int((~frame.valid.fillna(False)).sum())
-            med = statistics.median(times)
-            print(f"{k},{len(paths)},{total},{started:.2f},{len(times)},{med:.4f},{total / med / 1e9:.2f},"
-                  f"{';'.join(f'{x:.3f}' for x in times)},{backend},{bad}", flush=True)
-
-
-if __name__ == "__main__":
-    main()
-EOF
-  timeout "$(lim 110)" python3 "$L/dask_bench.py" "$ddir" "$(IFS=,; echo "${counts[*]}")" "$(($(pleft) - 5))" \
-    > "$out/dask.csv" 2> "$L/dask.err"
+  note "dask: bench/python/bench_python.py, validate_files on local_gpu_cluster of ${counts[*]} workers"
+  timeout "$(lim 110)" python3 bench/python/bench_python.py --sections dask --dask-backend cuda --reps 3 \
+    --workers "$(IFS=,; echo "${counts[*]}")" --files "${GUTF8_MGPU_DASK_FILES:-32}" \
+    --file-size "${GUTF8_MGPU_DASK_MIB:-256}M" --workdir "$work" --out "$out/dask.md" > /dev/null 2> "$L/dask.err"
   note "dask done (rc $?)"
 fi
 
