@@ -6,9 +6,15 @@
 // else through its staging area; other warps stage their repaired bytes there before the
 // look-back (those with few changed lanes repair them together: stage_warp_repaired). No shared
 // copy of the tile: 8 blocks per SM.
+//
+// After the copying pass (kernel_validate.cuh, Copy: valid text stored verbatim with no look-back;
+// device_sanitize.cu runs it where input and output are 16-byte aligned) the kernel only works
+// where that pass flagged an error unit: then every tile runs as above, else block 0 takes the
+// pass's LF counts and output length and every block returns.
 #pragma once
 
 #include "prim/store_range.cuh"
+#include "utf8/kernel_validate.cuh"
 #include "utf8/tile_rank.cuh"
 
 namespace gutf8::kern {
@@ -16,12 +22,30 @@ namespace gutf8::kern {
 inline constexpr u32 sanitize_tile = tile_bytes;
 inline constexpr u32 sanitize_stage_bytes = 3 * warp_bytes + 32;
 
+// Block 0 after a copying pass without error: the output is the input below the limit.
+__device__ __forceinline__ void adopt_verbatim(const verbatim_summary* v, accum* acc) {
+  if (threadIdx.x < summary_slots) {
+    acc->lf[threadIdx.x] = v->lf[threadIdx.x];
+    acc->last_lf_p1[threadIdx.x] = v->last_lf_p1[threadIdx.x];
+  }
+  if (threadIdx.x == 0) acc->written = acc->limit;
+}
+
+// copy_pass: the copying pass's summary, or nullptr where there was none.
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
-    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, rank_state states, u32 last_tile) {
+    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, rank_state states, u32 last_tile,
+                    const verbatim_summary* copy_pass) {
   __shared__ __align__(16) u8 st_sh[tile_warps][sanitize_stage_bytes];
   __shared__ utf8_tile_shared sh;
 
+  if (copy_pass != nullptr) {
+    wait_for_prior_kernel();
+    if (load_error_found(copy_pass, blockIdx.x) == 0) {
+      if (blockIdx.x == 0) adopt_verbatim(copy_pass, acc);
+      return;
+    }
+  }
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, tile = blockIdx.x;
   const u64 base = u64{tile} * tile_bytes;
   prefetch_states_ahead(states, tile, last_tile);

@@ -9,14 +9,51 @@
 // atomics per warp. Order-sensitive results come from kernel_summary.cuh. Launched as a dependent of
 // prepare_kernel, it reads its input while that kernel runs: it derives the limit itself and only
 // waits for the cleared accumulator before its atomics.
+//
+// With Copy it is also sanitize's first pass (kernel_sanitize.cuh): valid text sanitizes to itself,
+// so each segment is stored at its own offset of the output, without the look-back that places
+// repaired output. A warp that finds an error unit flags it, and it and the other warps of its
+// block stop; the sanitize kernel after it then does the whole job, or without the flag takes this
+// pass's LF counts.
 #pragma once
 
+#include "prim/store_range.cuh"
 #include "utf8/kernel_summary.cuh"
 #include "utf8/tile_classify.cuh"
 
 namespace gutf8::kern {
 
 inline constexpr u64 validate_segment = warp_bytes;  // 1 KiB
+
+// What the copying pass leaves for the sanitize kernel: whether a warp found an error unit, and
+// the LF counts (accum's slots) that hold when none did. Zero-initialised by prepare_kernel. The
+// flag has a copy in each of 32 lines, all written by the first warp of a block to find an error
+// and each read by a 32nd of the sanitize kernel's blocks: thousands of warps reading one line
+// wait for each other (codec_tuning.md, session 25).
+struct verbatim_summary {
+  static constexpr unsigned copies = 32;  // one a lane
+  struct alignas(128) line {
+    unsigned int error_found;
+  };
+  line flag[copies];  // copy i set by lane i
+  u64 lf[summary_slots];
+  u64 last_lf_p1[summary_slots];
+};
+
+// Copy `copy` of the flag (any value: taken mod copies).
+__device__ __forceinline__ unsigned int load_error_found(const verbatim_summary* v, unsigned copy) {
+  unsigned int f;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+               : "=r"(f)
+               : "l"(__cvta_generic_to_global(&v->flag[copy % verbatim_summary::copies].error_found)));
+  return f;
+}
+
+// The copying pass's output and flag; out == nullptr: validate only.
+struct verbatim_copy {
+  u8* out = nullptr;
+  verbatim_summary* summary = nullptr;
+};
 
 struct validate_counts {
   u32 errors = 0, first = ~0u, lf = 0, last_p1 = 0;  // offsets relative to the run's start
@@ -53,9 +90,48 @@ struct validate_counts {
   }
 };
 
-template <bool Vec>
+// Copy: whether the warp goes on after its latest segment: not if its segments hold an error
+// unit (the first warp of the block to find one sets every copy of the summary's flag) or another
+// warp of the block has found one. Warps of other blocks are not asked: reading the flag in memory
+// every segment cost more than the segments a warp walks until its own error (session 25 of
+// bench/results/codec_tuning.md).
+__device__ __forceinline__ bool verbatim_goes_on(const validate_counts& cnt, verbatim_summary* summary,
+                                                 unsigned int& block_flagged) {
+  const u32 lane = threadIdx.x & 31u;
+  if (__any_sync(full_mask, cnt.errors != 0)) {
+    unsigned int already = 0;
+    if (lane == 0) already = atomicExch(&block_flagged, 1u);
+    if (__shfl_sync(full_mask, already, 0) == 0) {  // lane i sets copy i
+      unsigned int* at = &summary->flag[lane].error_found;
+      asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(at)), "r"(1u) : "memory");
+    }
+    return false;
+  }
+  return !__any_sync(full_mask, *static_cast<volatile unsigned int*>(&block_flagged) != 0);
+}
+
+// Copy: the lane's 32 bytes x at out + pos; fast: 16-byte aligned and in range, else the bytes below n.
+__device__ __forceinline__ void store_lane(u8* out, u64 n, u64 pos, bool fast, const u32 (&x)[8]) {
+  if (fast) {
+    prim::detail::store16(out + pos, make_uint4(x[0], x[1], x[2], x[3]));
+    prim::detail::store16(out + pos + 16, make_uint4(x[4], x[5], x[6], x[7]));
+    return;
+  }
+#pragma unroll
+  for (u32 k = 0; k < lane_bytes; ++k)
+    if (pos + k < n) out[pos + k] = static_cast<u8>(x[k / 4] >> (8 * (k % 4)));
+}
+
+template <bool Vec, bool Copy = false>
 __global__ void __launch_bounds__(block_threads, validate_min_blocks)
-    validate_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs) {
+    validate_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs,
+                    verbatim_copy copy) {
+  static_assert(!Copy || Vec, "the copying pass stores 16-byte groups");
+  __shared__ unsigned int block_flagged;  // Copy: a warp of the block has set the flag
+  if constexpr (Copy) {
+    if (threadIdx.x == 0) block_flagged = 0;
+    __syncthreads();
+  }
   const u32 lane = threadIdx.x & 31u;
   const u64 gw = (u64{blockIdx.x} * block_threads + threadIdx.x) >> 5;
   const u64 seg0 = gw * segs_per_warp;
@@ -81,6 +157,17 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
     const u32 prev = (lane == 0 && run != 0) ? load_word(in, n, static_cast<std::int64_t>(run) - 4, a4) : 0u;
     cnt.carry = behind_link_word(prev, ahead_link_word(first_word));  // lane 0's link into segment 0
   }
+  if constexpr (Copy) wait_for_prior_kernel();  // prepare_kernel clears the flag this pass reads and sets
+
+  // Segment i of the run: counted, and with Copy stored; false when the warp stops (Copy: an error).
+  auto visit = [&](const u32(&x)[8], u32 nx, u64 i, u32 inr, bool fast_segment) {
+    cnt.segment(x, nx, static_cast<u32>(i * validate_segment) + lo, inr);
+    if constexpr (Copy) {
+      if (!verbatim_goes_on(cnt, copy.summary, block_flagged)) return false;
+      store_lane(copy.out, n, run + i * validate_segment + lo, fast_segment, x);
+    }
+    return true;
+  };
 
   auto load_fast = [&](u64 i, u32 (&x)[8], u32& nx) {
     const u8* p = rin + i * validate_segment + lo;
@@ -90,6 +177,7 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
     if (lane == 31) nx = __ldg(reinterpret_cast<const unsigned*>(p + lane_bytes));
   };
 
+  bool going = true;
   if (fast > 0) {
     u32 x0[8], x1[8], x2[8], n0 = 0, n1 = 0, n2 = 0;
     load_fast(0, x0, n0);
@@ -98,32 +186,39 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
 #pragma unroll 1
     for (;;) {
       if (i + 2 < fast) load_fast(i + 2, x2, n2);
-      cnt.segment(x0, n0, static_cast<u32>(i * validate_segment) + lo, ~0u);
+      if (!(going = visit(x0, n0, i, ~0u, true))) break;
       if (++i >= fast) break;
       if (i + 2 < fast) load_fast(i + 2, x0, n0);
-      cnt.segment(x1, n1, static_cast<u32>(i * validate_segment) + lo, ~0u);
+      if (!(going = visit(x1, n1, i, ~0u, true))) break;
       if (++i >= fast) break;
       if (i + 2 < fast) load_fast(i + 2, x1, n1);
-      cnt.segment(x2, n2, static_cast<u32>(i * validate_segment) + lo, ~0u);
+      if (!(going = visit(x2, n2, i, ~0u, true))) break;
       if (++i >= fast) break;
     }
   }
-  for (u64 i = fast; i < segs; ++i) {  // guarded: the end of the input (or any misaligned input)
+  for (u64 i = fast; going && i < segs; ++i) {  // guarded: the end of the input (or any misaligned input)
     const u64 pos = run + i * validate_segment + lo;
     u32 x[8], nx = 0;
     load_lane(in, n, pos, false, x);
     if (lane == 31) nx = load_word(in, n, static_cast<std::int64_t>(pos + lane_bytes), a4);
-    cnt.segment(x, nx, static_cast<u32>(i * validate_segment) + lo, range_mask(pos, limit));
+    going = visit(x, nx, i, range_mask(pos, limit), false);
   }
 
   allow_dependent_launch();
-  const u64 errors = warp_sum64(cnt.errors);
-  const u64 first = warp_min64(cnt.first == ~0u ? ~u64{0} : run + cnt.first);
   const u64 lf = warp_sum64(cnt.lf);
   const u64 last_p1 = warp_max64(cnt.last_p1 == 0 ? 0 : run + cnt.last_p1);
+  const unsigned slot = static_cast<unsigned>(gw) & (summary_slots - 1);
+  if constexpr (Copy) {
+    if (going && lane == 0) {  // a warp that stopped leaves the counting to the sanitize kernel
+      if (lf) atomicAdd(reinterpret_cast<unsigned long long*>(&copy.summary->lf[slot]), lf);
+      if (last_p1) atomicMax(reinterpret_cast<unsigned long long*>(&copy.summary->last_lf_p1[slot]), last_p1);
+    }
+    return;
+  }
+  const u64 errors = warp_sum64(cnt.errors);
+  const u64 first = warp_min64(cnt.first == ~0u ? ~u64{0} : run + cnt.first);
   wait_for_prior_kernel();
   if (lane == 0) {
-    const unsigned slot = static_cast<unsigned>(gw) & (summary_slots - 1);
     if (errors) atomicAdd(reinterpret_cast<unsigned long long*>(&acc->errors[slot]), errors);
     if (first != ~u64{0}) atomicMin(reinterpret_cast<unsigned long long*>(&acc->first_error[slot]), first);
     if (lf) atomicAdd(reinterpret_cast<unsigned long long*>(&acc->lf[slot]), lf);

@@ -26,16 +26,18 @@ constexpr std::size_t align256(std::size_t v) { return (v + 255) / 256 * 256; }
 inline constexpr std::size_t accum_bytes = align256(sizeof(kern::accum));
 
 // Temporary storage: [accumulator][tile states: one 64-bit word per tile][extra], every part
-// 256-byte aligned.
+// 256-byte aligned. begin() zeroes the states, and the extra too where it is `zeroed`.
 struct temp_layout {
   std::size_t tiles = 0;
   std::size_t state_offset = accum_bytes;
   std::size_t extra_offset = 0;
   std::size_t total = 0;
+  std::size_t zeroed_words = 0;  // from state_offset on
 
-  temp_layout(std::size_t num_tiles, std::size_t extra_bytes) : tiles(num_tiles) {
+  temp_layout(std::size_t num_tiles, std::size_t extra_bytes, bool extra_zeroed = false) : tiles(num_tiles) {
     extra_offset = state_offset + align256(tiles * sizeof(u64));
     total = extra_offset + align256(extra_bytes);
+    zeroed_words = extra_zeroed ? (total - state_offset) / sizeof(u64) : tiles;
   }
   [[nodiscard]] kern::accum* acc(void* t) const { return static_cast<kern::accum*>(t); }
   [[nodiscard]] prim::detail::flagged_count_state states(void* t) const {
@@ -127,11 +129,11 @@ cudaError_t dependent(void (*kernel)(Params...), unsigned grid, cudaStream_t str
 // Accumulator init and (when the kernels use the look-back) tile states cleared: one launch.
 inline cudaError_t begin(const temp_layout& l, void* d_temp, const u8* in, u64 n, bool is_last,
                          kern::input_kind kind, cudaStream_t stream) {
-  const u64 states = l.tiles;
+  const u64 words = l.zeroed_words;
   const unsigned grid = static_cast<unsigned>(
-      std::max<u64>(1, std::min<u64>(ceil_div(states, kern::block_threads * 4), 4 * static_cast<u64>(sm_count()))));
+      std::max<u64>(1, std::min<u64>(ceil_div(words, kern::block_threads * 4), 4 * static_cast<u64>(sm_count()))));
   kern::prepare_kernel<<<grid, kern::block_threads, 0, stream>>>(
-      l.acc(d_temp), in, n, is_last, kind, l.states(d_temp).words, states);
+      l.acc(d_temp), in, n, is_last, kind, l.states(d_temp).words, words);
   return cudaSuccess;
 }
 

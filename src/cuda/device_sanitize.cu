@@ -1,6 +1,6 @@
 // gutf8::device::sanitize
-#include "device_launch.cuh"
 #include "utf8/kernel_sanitize.cuh"
+#include "validate_walk.cuh"
 
 namespace gutf8::device {
 namespace {
@@ -8,9 +8,10 @@ namespace {
 using namespace launch;
 
 template <error_policy P, bool Vec>
-cudaError_t launch_sanitize(const temp_layout& l, void* d_temp, const u8* in, u64 n, u8* out, cudaStream_t stream) {
+cudaError_t launch_sanitize(const temp_layout& l, void* d_temp, const u8* in, u64 n, u8* out,
+                            const kern::verbatim_summary* copy_pass, cudaStream_t stream) {
   return dependent(kern::sanitize_kernel<P, Vec>, static_cast<unsigned>(l.tiles), stream, in, n, out, l.acc(d_temp),
-                   l.states(d_temp), static_cast<unsigned>(l.tiles - 1));
+                   l.states(d_temp), static_cast<unsigned>(l.tiles - 1), copy_pass);
 }
 
 }  // namespace
@@ -18,7 +19,8 @@ cudaError_t launch_sanitize(const temp_layout& l, void* d_temp, const u8* in, u6
 cudaError_t sanitize(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
                      std::uint64_t n, char8_t* d_out, device_summary* d_summary,
                      error_policy policy, bool is_last, cudaStream_t stream) {
-  const temp_layout l(ceil_div(n, kern::sanitize_tile), 0);
+  // The extra part: the copying pass's summary (kernel_validate.cuh), zeroed with the tile states.
+  const temp_layout l(ceil_div(n, kern::sanitize_tile), sizeof(kern::verbatim_summary), true);
   if (d_temp == nullptr) {
     temp_bytes = l.total;
     return cudaSuccess;
@@ -31,8 +33,17 @@ cudaError_t sanitize(void* d_temp, std::size_t& temp_bytes, const std::byte* d_i
     return e;
   if (l.tiles != 0) {
     auto* out = reinterpret_cast<u8*>(d_out);
+    // Valid text sanitizes to itself: where both buffers allow 16-byte stores, a copying pass
+    // first, and the tile kernel only where it found an error unit.
+    kern::verbatim_summary* copy_pass = nullptr;
+    if (aligned16(in) && aligned16(out)) {
+      copy_pass = static_cast<kern::verbatim_summary*>(l.extra(d_temp));
+      if (const cudaError_t e = validate_walk<true>(in, n, is_last, l.acc(d_temp), {out, copy_pass}, stream);
+          e != cudaSuccess)
+        return e;
+    }
     const cudaError_t e = with_policy(policy, aligned16(in), [&](auto p, auto vec) {
-      return launch_sanitize<decltype(p)::value, decltype(vec)::value>(l, d_temp, in, n, out, stream);
+      return launch_sanitize<decltype(p)::value, decltype(vec)::value>(l, d_temp, in, n, out, copy_pass, stream);
     });
     if (e != cudaSuccess) return e;
   }

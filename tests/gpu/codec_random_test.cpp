@@ -164,6 +164,41 @@ TEST(GpuRandom, MisalignedInput) {
   }
 }
 
+// Sanitize first copies aligned input while it validates it (warps walking runs of 1 KiB
+// segments, 1-7 segments a warp at these sizes on an H100/H200) and runs its tile kernel only
+// where that pass found an error unit. One workspace, so each call reuses the temporary storage
+// of a call that did or did not flag an error: valid text, then a single error at the first
+// byte, in the middle, in the last segment and in the input's last byte (the last segments are
+// guarded), an incomplete sequence at the end (strict: an error; chunked: carried), and LFs.
+TEST(GpuRandom, SanitizeAfterCopyingPass) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  auto g = rng(7100);
+  for (std::size_t n : {std::size_t{20} << 20 | 613, std::size_t{3} << 20 | 1021, std::size_t{70001}}) {
+    for (script s : {script::ascii, script::mixed}) {
+      bytes b = random_text(g, n, s);
+      b.resize(n);
+      while (!b.empty() && (b.back() & 0xC0) == 0x80) b.pop_back();  // whole sequences only:
+      if (!b.empty() && b.back() >= 0xC0) b.pop_back();               // the text stays valid
+      const std::size_t m = b.size();
+      const std::vector<std::pair<std::size_t, std::uint8_t>> breaks = {
+          {m, 0}, {0, 0xFF}, {m / 2, 0x80}, {m - 700, 0xC0}, {m - 1, 0xF5}, {m, 0}};
+      for (const auto& [at, byte] : breaks) {
+        bytes c = b;
+        if (at < m) c[at] = byte;
+        const std::string what = "copy pass, error at " + std::to_string(at);
+        for (error_policy p : policies) ASSERT_TRUE(check(ws, op::sanitize, c, p, what));
+      }
+      bytes cut = b;
+      cut.push_back(0xE4);
+      cut.push_back(0xB8);
+      for (error_policy p : policies) ASSERT_TRUE(check(ws, op::sanitize, cut, p, "copy pass, cut sequence"));
+      const result chunked = ws.run_chunked(op::sanitize, cut, error_policy::replace, {m / 3, m + 1});
+      ASSERT_TRUE(same(chunked, cpu(op::sanitize, cut, error_policy::replace), "copy pass, chunked"));
+    }
+  }
+}
+
 TEST(GpuRandom, ErrorKindsAndLines) {
   GUTF8_REQUIRE_GPU();
   workspace ws;
