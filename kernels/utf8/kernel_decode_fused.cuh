@@ -176,6 +176,10 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
   const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   warp_path path = balanced ? warp_path::listed : warp_path::staged;
+  // Whether every staging lane holds 32 ASCII units: else all take the general way, as one lane's
+  // need of it made the warp run both ways (ASCII text with a few other characters: ~140 of its
+  // ~1,500 instructions a KiB, codec_tuning.md session 25).
+  const bool all_ascii_lanes = __all_sync(full_mask, !(live && outb) || bulk == 0x11111111u);
   if (balanced) {
     // Units 4 bytes apart in every lane (8 each, 256 in the warp: the scan's total tests that first,
     // so that other text pays one comparison); r = where the lane's first starts.
@@ -195,7 +199,7 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
     const bool direct = Vec && base + tile_bytes + 4 <= n;  // block-uniform
     const auto word = [&](u32 w) { return load_word_at(in, n, pos, w, direct, aligned4(in)); };
     const auto bytes_at = [&](u32 p) { return funnel_r(word(p >> 2), word((p >> 2) + 1), 8 * p); };
-    if (bulk == 0x11111111u) {  // 32 ASCII units: slots k .. k+31 cross at most one pad
+    if (all_ascii_lanes) {  // 32 ASCII units: slots k .. k+31 cross at most one pad
       const u32 c = 32 - (k & 31);  // slots before the pad
       u32* s0p = st + stage_slot(k);
       u32* s1p = s0p + 1;
