@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "file/process_file.hpp"
@@ -63,14 +64,13 @@ int main(int argc, char** argv) {
   if (arg.contains("threads")) config.stream.backend.threads = static_cast<unsigned>(std::stoul(arg["threads"]));
   config.map_file = arg["read"] == "map";
   if (arg.contains("devices")) {  // the GPUs a file is spread over, as the CLI's --device
-    if (arg["devices"] == "all") {
-      config.all_devices = true;
-    } else {
-      for (std::size_t at = 0; at <= arg["devices"].size();) {
-        const std::size_t comma = std::min(arg["devices"].find(',', at), arg["devices"].size());
-        config.devices.push_back(std::stoi(arg["devices"].substr(at, comma - at)));
-        at = comma + 1;
-      }
+    try {
+      device_list list = parse_device_list(arg["devices"]);
+      config.all_devices = list.all;
+      config.devices = std::move(list.devices);
+    } catch (const error& e) {
+      std::fprintf(stderr, "bench_file_pipeline: --devices: %s\n", e.what());
+      return 2;
     }
   }
   internal::file_run_tuning tuning;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gutf8/stream.hpp"
@@ -37,6 +38,14 @@ inline constexpr int max_file_devices = 16;
 
 // Every GPU that is usable, numbered for file_config::devices (empty where none is).
 std::vector<int> all_devices();
+
+// The GPUs a device list names, as the CLI's --device takes it: "all", or GPU numbers separated
+// by commas ("0", "1,0"). Throws gutf8::error (errc::invalid_argument) on anything else.
+struct device_list {
+  std::vector<int> devices;  // in the order given; empty with all
+  bool all = false;          // every usable GPU (file_config::all_devices)
+};
+device_list parse_device_list(std::string_view text);
 
 // Output bytes, in file order, on the thread that called process_file. Returns false to end the run
 // early (the reader downstream is gone): the report then covers what was committed up to there.

@@ -10,8 +10,11 @@
 #include <charconv>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "cli/progress.hpp"
+#include "gutf8/error.hpp"
+#include "gutf8/file.hpp"
 #include "gutf8/version.hpp"
 
 namespace gutf8::cli {
@@ -324,19 +327,16 @@ void check_combinations(command c, const raw_values& v) {
 
 // --device N, N,M,... or all: the first listed is the one a stream (standard input) uses.
 void parse_devices(const std::string& text, command c, cli_options& o) {
-  if (text == "all") {
-    o.all_devices = true;
-    return;
+  device_list list;
+  try {
+    list = parse_device_list(text);
+  } catch (const error& e) {
+    throw usage_error("invalid value '" + text + "' for --device: " + e.what(), help_hint(c));
   }
-  std::string_view rest = text;
-  for (;;) {
-    const std::size_t comma = rest.find(',');
-    o.devices.push_back(parse_unsigned<int>(rest.substr(0, comma), "device", c));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  o.backend.device = o.devices.front();
-  if (o.devices.size() == 1) o.devices.clear();  // one GPU: options::device says it
+  o.all_devices = list.all;
+  if (list.all) return;
+  o.backend.device = list.devices.front();
+  if (list.devices.size() > 1) o.devices = std::move(list.devices);  // one GPU: options::device says it
 }
 
 cli_options to_options(command c, const raw_values& v) {

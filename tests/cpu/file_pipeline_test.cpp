@@ -352,4 +352,22 @@ TEST(FilePipeline, PublicEntryOnAPath) {
   EXPECT_THROW(process_file("/nonexistent/gutf8", config), error);
 }
 
+// The device list the CLI's --device and bench_file_pipeline's --devices read.
+TEST(FilePipeline, DeviceLists) {
+  EXPECT_TRUE(parse_device_list("all").all);
+  EXPECT_TRUE(parse_device_list("all").devices.empty());
+  EXPECT_EQ(parse_device_list("3").devices, std::vector<int>{3});
+  EXPECT_EQ(parse_device_list("1,0,7").devices, (std::vector<int>{1, 0, 7}));
+  EXPECT_FALSE(parse_device_list("0").all);
+  for (const char* bad : {"", "x", "-1", "+1", "1,", ",1", "1,,2", "1.5", " 1", "99999999999", "all,1", "ALL"}) {
+    SCOPED_TRACE(bad);
+    try {
+      parse_device_list(bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    }
+  }
+}
+
 }  // namespace
