@@ -176,9 +176,7 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
   const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   warp_path path = balanced ? warp_path::listed : warp_path::staged;
-  // Whether every staging lane holds 32 ASCII units: else all take the general way, as one lane's
-  // need of it made the warp run both ways (ASCII text with a few other characters: ~140 of its
-  // ~1,500 instructions a KiB, codec_tuning.md session 25).
+  // Every staging lane widens 32 ASCII units, or all go word by word: a warp ran both (session 25).
   const bool all_ascii_lanes = __all_sync(full_mask, !(live && outb) || bulk == 0x11111111u);
   if (balanced) {
     // Units 4 bytes apart in every lane (8 each, 256 in the warp: the scan's total tests that first,

@@ -25,27 +25,25 @@ namespace gutf8::kern {
 
 inline constexpr u64 validate_segment = warp_bytes;  // 1 KiB
 
-// What the copying pass leaves for the sanitize kernel: whether a warp found an error unit, and
-// the LF counts (accum's slots) that hold when none did. Zero-initialised by prepare_kernel. The
-// flag has a copy in each of 32 lines, all written by the first warp of a block to find an error
-// and each read by a 32nd of the sanitize kernel's blocks: thousands of warps reading one line
-// wait for each other (codec_tuning.md, session 25).
+// What the copying pass leaves for the sanitize kernel: whether a warp found an error unit (a flag
+// in 32 replicas on 32 lines: one line read by every block serialised them, codec_tuning.md
+// session 25), and the LF counts (accum's slots) that hold when none did. Zeroed by prepare_kernel.
 struct verbatim_summary {
-  static constexpr unsigned copies = 32;  // one a lane
+  static constexpr unsigned replicas = 32;  // one a lane
   struct alignas(128) line {
     unsigned int error_found;
   };
-  line flag[copies];  // copy i set by lane i
+  line flag[replicas];  // replica i set by lane i
   u64 lf[summary_slots];
   u64 last_lf_p1[summary_slots];
 };
 
-// Copy `copy` of the flag (any value: taken mod copies).
-__device__ __forceinline__ unsigned int load_error_found(const verbatim_summary* v, unsigned copy) {
+// Replica `replica` of the flag (any value: taken mod replicas).
+__device__ __forceinline__ unsigned int load_error_found(const verbatim_summary* v, unsigned replica) {
   unsigned int f;
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
                : "=r"(f)
-               : "l"(__cvta_generic_to_global(&v->flag[copy % verbatim_summary::copies].error_found)));
+               : "l"(__cvta_generic_to_global(&v->flag[replica % verbatim_summary::replicas].error_found)));
   return f;
 }
 
@@ -90,18 +88,16 @@ struct validate_counts {
   }
 };
 
-// Copy: whether the warp goes on after its latest segment: not if its segments hold an error
-// unit (the first warp of the block to find one sets every copy of the summary's flag) or another
-// warp of the block has found one. Warps of other blocks are not asked: reading the flag in memory
-// every segment cost more than the segments a warp walks until its own error (session 25 of
-// bench/results/codec_tuning.md).
-__device__ __forceinline__ bool verbatim_goes_on(const validate_counts& cnt, verbatim_summary* summary,
-                                                 unsigned int& block_flagged) {
+// Copy: whether the warp walks on after its latest segment: not after an error unit in its segments
+// (the block's first such warp sets every replica of the flag) or in another warp of its block;
+// other blocks are not polled (that cost more than it saved: codec_tuning.md session 25).
+__device__ __forceinline__ bool copy_pass_continues(const validate_counts& cnt, verbatim_summary* summary,
+                                                    unsigned int& block_flagged) {
   const u32 lane = threadIdx.x & 31u;
   if (__any_sync(full_mask, cnt.errors != 0)) {
     unsigned int already = 0;
     if (lane == 0) already = atomicExch(&block_flagged, 1u);
-    if (__shfl_sync(full_mask, already, 0) == 0) {  // lane i sets copy i
+    if (__shfl_sync(full_mask, already, 0) == 0) {  // lane i sets replica i
       unsigned int* at = &summary->flag[lane].error_found;
       asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(at)), "r"(1u) : "memory");
     }
@@ -110,9 +106,10 @@ __device__ __forceinline__ bool verbatim_goes_on(const validate_counts& cnt, ver
   return !__any_sync(full_mask, *static_cast<volatile unsigned int*>(&block_flagged) != 0);
 }
 
-// Copy: the lane's 32 bytes x at out + pos; fast: 16-byte aligned and in range, else the bytes below n.
-__device__ __forceinline__ void store_lane(u8* out, u64 n, u64 pos, bool fast, const u32 (&x)[8]) {
-  if (fast) {
+// Copy: the lane's 32 bytes x at out + pos (16-byte aligned and in range where aligned_in_range,
+// else only the bytes below n).
+__device__ __forceinline__ void store_lane(u8* out, u64 n, u64 pos, bool aligned_in_range, const u32 (&x)[8]) {
+  if (aligned_in_range) {
     prim::detail::store16(out + pos, make_uint4(x[0], x[1], x[2], x[3]));
     prim::detail::store16(out + pos + 16, make_uint4(x[4], x[5], x[6], x[7]));
     return;
@@ -160,11 +157,11 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
   if constexpr (Copy) wait_for_prior_kernel();  // prepare_kernel clears the flag this pass reads and sets
 
   // Segment i of the run: counted, and with Copy stored; false when the warp stops (Copy: an error).
-  auto visit = [&](const u32(&x)[8], u32 nx, u64 i, u32 inr, bool fast_segment) {
+  auto visit = [&](const u32(&x)[8], u32 nx, u64 i, u32 inr, bool aligned_in_range) {
     cnt.segment(x, nx, static_cast<u32>(i * validate_segment) + lo, inr);
     if constexpr (Copy) {
-      if (!verbatim_goes_on(cnt, copy.summary, block_flagged)) return false;
-      store_lane(copy.out, n, run + i * validate_segment + lo, fast_segment, x);
+      if (!copy_pass_continues(cnt, copy.summary, block_flagged)) return false;
+      store_lane(copy.out, n, run + i * validate_segment + lo, aligned_in_range, x);
     }
     return true;
   };

@@ -65,7 +65,8 @@ inline int sm_count() {
   return sms;
 }
 
-// Resident blocks of `kernel` per SM (block_threads threads), cached per kernel and device.
+// Resident blocks of `kernel` per SM (block_threads threads), cached per device and per kernel
+// signature: kernels that share a signature must share their occupancy (same launch bounds).
 template <class Kernel>
 int blocks_per_sm(Kernel kernel, int fallback = 4) {
   static std::atomic<int> cache[64] = {};

@@ -13,7 +13,7 @@ int device_number(std::string_view text) {
   int value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || value < 0)
+  if (text.empty() || text.front() == '-' || ec != std::errc() || ptr != end)
     throw error(errc::invalid_argument, "'" + std::string(text) + "' is not a GPU number (expected all, or numbers "
                                             "from 0 to " + std::to_string(std::numeric_limits<int>::max()) +
                                             " separated by commas)");

@@ -359,7 +359,7 @@ TEST(FilePipeline, DeviceLists) {
   EXPECT_EQ(parse_device_list("3").devices, std::vector<int>{3});
   EXPECT_EQ(parse_device_list("1,0,7").devices, (std::vector<int>{1, 0, 7}));
   EXPECT_FALSE(parse_device_list("0").all);
-  for (const char* bad : {"", "x", "-1", "+1", "1,", ",1", "1,,2", "1.5", " 1", "99999999999", "all,1", "ALL"}) {
+  for (const char* bad : {"", "x", "-1", "-0", "+1", "1,", ",1", "1,,2", "1.5", " 1", "99999999999", "all,1", "ALL"}) {
     SCOPED_TRACE(bad);
     try {
       parse_device_list(bad);

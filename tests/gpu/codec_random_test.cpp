@@ -165,8 +165,8 @@ TEST(GpuRandom, MisalignedInput) {
 }
 
 // Sanitize first copies aligned input while it validates it (warps walking runs of 1 KiB
-// segments, 1-7 segments a warp at these sizes on an H100/H200) and runs its tile kernel only
-// where that pass found an error unit. One workspace, so each call reuses the temporary storage
+// segments, several a warp at these sizes) and its tile kernel works only where that pass found an
+// error unit. One workspace, so each call reuses the temporary storage
 // of a call that did or did not flag an error: valid text, then a single error at the first
 // byte, in the middle, in the last segment and in the input's last byte (the last segments are
 // guarded), an incomplete sequence at the end (strict: an error; chunked: carried), and LFs.
@@ -182,7 +182,7 @@ TEST(GpuRandom, SanitizeAfterCopyingPass) {
       if (!b.empty() && b.back() >= 0xC0) b.pop_back();               // the text stays valid
       const std::size_t m = b.size();
       const std::vector<std::pair<std::size_t, std::uint8_t>> breaks = {
-          {m, 0}, {0, 0xFF}, {m / 2, 0x80}, {m - 700, 0xC0}, {m - 1, 0xF5}, {m, 0}};
+          {m, 0}, {0, 0xFF}, {m / 2, 0xFF}, {m - 700, 0xC0}, {m - 1, 0xF5}, {m, 0}};
       for (const auto& [at, byte] : breaks) {
         bytes c = b;
         if (at < m) c[at] = byte;
