@@ -34,7 +34,7 @@ cudaError_t sanitize(void* d_temp, std::size_t& temp_bytes, const std::byte* d_i
   if (l.tiles != 0) {
     auto* out = reinterpret_cast<u8*>(d_out);
     // Valid text sanitizes to itself: where both buffers allow 16-byte stores, a copying pass
-    // first, and the tile kernel only where it found an error unit.
+    // first; the tile kernel's blocks then return at once unless that pass found an error unit.
     kern::verbatim_summary* copy_pass = nullptr;
     if (aligned16(in) && aligned16(out)) {
       copy_pass = static_cast<kern::verbatim_summary*>(l.extra(d_temp));
