@@ -176,8 +176,6 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
   const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   warp_path path = balanced ? warp_path::listed : warp_path::staged;
-  // Every staging lane widens 32 ASCII units, or all go word by word: a warp ran both (session 25).
-  const bool all_ascii_lanes = __all_sync(full_mask, !(live && outb) || bulk == 0x11111111u);
   if (balanced) {
     // Units 4 bytes apart in every lane (8 each, 256 in the warp: the scan's total tests that first,
     // so that other text pays one comparison); r = where the lane's first starts.
@@ -191,7 +189,12 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
     }
     if constexpr (P == error_policy::replace)
       if (live) flag_error_units(st, k, outb, outb & ~L.wf);
-  } else if (live && outb) {
+    return path;
+  }
+  // A staging warp (balanced ones returned above): every lane widens 32 ASCII units, or all go word
+  // by word, as a warp ran both (codec_tuning.md sessions 25, 26).
+  const bool all_ascii_lanes = __all_sync(full_mask, !(live && outb) || bulk == 0x11111111u);
+  if (live && outb) {
     // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.
     const u64 pos = base + u64{threadIdx.x} * lane_bytes;
     const bool direct = Vec && base + tile_bytes + 4 <= n;  // block-uniform
