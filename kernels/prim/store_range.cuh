@@ -28,6 +28,12 @@ __device__ __forceinline__ void store16(void* p, uint4 v) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
 }
 
+// 32 bytes (a lane's words x) at p, 16-byte aligned: two 16-byte stores.
+__device__ __forceinline__ void store32(void* p, const unsigned (&x)[8]) {
+  store16(p, make_uint4(x[0], x[1], x[2], x[3]));
+  store16(static_cast<unsigned char*>(p) + 16, make_uint4(x[4], x[5], x[6], x[7]));
+}
+
 // 4 bytes at byte offset b of a word array (the word after b's word must be readable).
 __device__ __forceinline__ unsigned read4(const unsigned* w, unsigned b) {
   return __funnelshift_r(w[b >> 2], w[(b >> 2) + 1], 8 * b);  // the shift is taken mod 32

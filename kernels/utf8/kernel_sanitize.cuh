@@ -81,8 +81,7 @@ __global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
   const u32 s0 = static_cast<u32>(reinterpret_cast<std::uintptr_t>(out) + w.first) & 15u;
   u8* dst = out + (w.first - s0);
   if (verbatim && s0 == 0 && w.count == warp_bytes) {  // a whole warp to an aligned place: from registers
-    prim::detail::store16(dst + lane * lane_bytes, make_uint4(L.x[0], L.x[1], L.x[2], L.x[3]));
-    prim::detail::store16(dst + lane * lane_bytes + 16, make_uint4(L.x[4], L.x[5], L.x[6], L.x[7]));
+    prim::detail::store32(dst + lane * lane_bytes, L.x);
     return;
   }
   if (verbatim) {  // the warp's bytes as they are, through its staging area

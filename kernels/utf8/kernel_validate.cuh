@@ -110,8 +110,7 @@ __device__ __forceinline__ bool copy_pass_continues(const validate_counts& cnt, 
 // else only the bytes below n).
 __device__ __forceinline__ void store_lane(u8* out, u64 n, u64 pos, bool aligned_in_range, const u32 (&x)[8]) {
   if (aligned_in_range) {
-    prim::detail::store16(out + pos, make_uint4(x[0], x[1], x[2], x[3]));
-    prim::detail::store16(out + pos + 16, make_uint4(x[4], x[5], x[6], x[7]));
+    prim::detail::store32(out + pos, x);
     return;
   }
 #pragma unroll
