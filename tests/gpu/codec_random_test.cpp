@@ -166,10 +166,10 @@ TEST(GpuRandom, MisalignedInput) {
 
 // Sanitize first copies aligned input while it validates it (warps walking runs of 1 KiB
 // segments, several a warp at these sizes) and its tile kernel works only where that pass found an
-// error unit. One workspace, so each call reuses the temporary storage
-// of a call that did or did not flag an error: valid text, then a single error at the first
-// byte, in the middle, in the last segment and in the input's last byte (the last segments are
-// guarded), an incomplete sequence at the end (strict: an error; chunked: carried), and LFs.
+// error unit. One workspace, so each call reuses the temporary storage of a call that did or did
+// not flag an error: valid text, then a single error at the first byte, in the middle, in the last
+// segment and in the input's last byte (the last segments are guarded), valid text again after
+// them, an incomplete sequence at the end (strict: an error; chunked: carried), and LFs.
 TEST(GpuRandom, SanitizeAfterCopyingPass) {
   GUTF8_REQUIRE_GPU();
   workspace ws;
