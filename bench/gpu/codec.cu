@@ -1,6 +1,6 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
-// GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate,
-// decode (fused strict/replace/drop, staged; UTF-16 output: decode_utf16), sanitize, encode (fused, compact; input = the
+// GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate
+// (also of input one byte past an aligned address: validate_unaligned), decode (fused strict/replace/drop, staged; UTF-16 output: decode_utf16), sanitize, encode (fused, compact; input = the
 // decoded UTF-32) and a CUB-composed baseline decoder (flag kernel + cub::DeviceSelect::Flagged +
 // gather-decode kernel). Each result is also given as a fraction of its roofline: the bytes it
 // must move at the measured device copy rate (cudaMemcpy D2D, read + write bytes / time).
@@ -402,6 +402,11 @@ int main(int argc, char** argv) {
 
         add("validate", nn, api([=](void* t, std::size_t& b) {
               return dv::validate(t, b, in, n, sm, true, s);
+            }));
+        // The same text from its second byte, n - 1 bytes: input not 16-byte aligned (validate's
+        // kernel without vector loads). Text that starts with a multibyte character has one error more.
+        add("validate_unaligned", nn, api([=](void* t, std::size_t& b) {
+              return dv::validate(t, b, in + 1, n - 1, sm, true, s);
             }));
         if (rate == 0) {  // strict stops at the first error: only meaningful on valid text
           add("decode_fused", nn + u32_bytes, api([=](void* t, std::size_t& b) {
