@@ -20,7 +20,7 @@ cudaError_t launch_decode(decoder variant, const temp_layout& l, void* d_temp, c
                                       reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
       e != cudaSuccess)
     return e;
-  const unsigned g2 = stride_grid(kern::staged_decode_kernel, ceil_div(n, 4 * kern::block_threads));
+  const unsigned g2 = stride_grid<kern::staged_decode_kernel>(ceil_div(n, 4 * kern::block_threads));
   kern::staged_decode_kernel<<<g2, kern::block_threads, 0, stream>>>(out, l.acc(d_temp), aligned16(out));
   return cudaGetLastError();
 }

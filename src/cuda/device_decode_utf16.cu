@@ -64,7 +64,7 @@ cudaError_t decode_utf16(void* d_temp, std::size_t& temp_bytes, const std::byte*
   if (const cudaError_t e = scan_places(scan_temp, scan_bytes, cps, place, n, stream); e != cudaSuccess)
     return e;
   auto* out = reinterpret_cast<kern::u16*>(d_out);
-  const unsigned grid = stride_grid(kern::utf16_scatter_kernel, ceil_div(n, kern::block_threads));
+  const unsigned grid = stride_grid<kern::utf16_scatter_kernel>(ceil_div(n, kern::block_threads));
   kern::utf16_scatter_kernel<<<grid, kern::block_threads, 0, stream>>>(cps, place, d_summary, out, big_endian);
   kern::utf16_count_kernel<<<1, 1, 0, stream>>>(cps, place, d_summary);
   return cudaGetLastError();

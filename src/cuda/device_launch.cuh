@@ -65,16 +65,16 @@ inline int sm_count() {
   return sms;
 }
 
-// Resident blocks of `kernel` per SM (block_threads threads), cached per device and per kernel
-// signature: kernels that share a signature must share their occupancy (same launch bounds).
-template <class Kernel>
-int blocks_per_sm(Kernel kernel, int fallback = 4) {
+// Resident blocks of Kernel per SM (block_threads threads), cached per device and per kernel:
+// kernels of one signature differ in registers (validate_kernel's variants: 43 to 75).
+template <auto Kernel>
+int blocks_per_sm(int fallback = 4) {
   static std::atomic<int> cache[64] = {};
   const int dev = current_device();
   std::atomic<int>& c = cache[dev & 63];
   int per_sm = c.load(std::memory_order_relaxed);
   if (per_sm > 0) return per_sm;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kern::block_threads, 0) != cudaSuccess ||
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, kern::block_threads, 0) != cudaSuccess ||
       per_sm <= 0)
     per_sm = fallback;
   c.store(per_sm, std::memory_order_relaxed);
@@ -82,9 +82,9 @@ int blocks_per_sm(Kernel kernel, int fallback = 4) {
 }
 
 // A grid for a grid-stride kernel: enough resident blocks to fill the device, at most `work`.
-template <class Kernel>
-unsigned stride_grid(Kernel kernel, u64 work_blocks) {
-  const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm(kernel));
+template <auto Kernel>
+unsigned stride_grid(u64 work_blocks) {
+  const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm<Kernel>());
   return static_cast<unsigned>(std::max<u64>(1, std::min(work_blocks, resident)));
 }
 

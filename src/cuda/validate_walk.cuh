@@ -7,26 +7,30 @@
 
 namespace gutf8::device::launch {
 
+// One launch of Kernel (a validate_kernel variant), whose own occupancy sets how many warps share
+// the segments.
+template <auto Kernel>
+cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
+                      cudaStream_t stream) {
+  const u64 segs = ceil_div(n, kern::validate_segment);
+  if (segs == 0) return cudaSuccess;
+  const u64 warps_per_block = kern::block_threads / 32;
+  const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm<Kernel>());
+  const u64 blocks = std::max<u64>(1, std::min<u64>(resident, ceil_div(segs, warps_per_block)));
+  const u64 per_warp = ceil_div(segs, blocks * warps_per_block);
+  const unsigned grid = static_cast<unsigned>(ceil_div(segs, per_warp * warps_per_block));
+  return dependent(Kernel, grid, stream, in, n, is_last, acc, per_warp, segs, copy);
+}
+
 // Copy: also stores the input at the same offsets of copy.out (in and copy.out 16-byte aligned).
 template <bool Copy>
 cudaError_t validate_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
                           cudaStream_t stream) {
-  const u64 segs = ceil_div(n, kern::validate_segment);
-  if (segs == 0) return cudaSuccess;
-  const auto launch_walk = [&](auto kernel) {
-    const u64 warps_per_block = kern::block_threads / 32;
-    const u64 blocks = std::max<u64>(
-        1, std::min<u64>(static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm(kernel)),
-                         ceil_div(segs, warps_per_block)));
-    const u64 per_warp = ceil_div(segs, blocks * warps_per_block);
-    const unsigned grid = static_cast<unsigned>(ceil_div(segs, per_warp * warps_per_block));
-    return dependent(kernel, grid, stream, in, n, is_last, acc, per_warp, segs, copy);
-  };
   if constexpr (Copy) {
-    return launch_walk(kern::validate_kernel<true, true>);
+    return walk_with<kern::validate_kernel<true, true>>(in, n, is_last, acc, copy, stream);
   } else {
-    return aligned16(in) ? launch_walk(kern::validate_kernel<true, false>)
-                         : launch_walk(kern::validate_kernel<false, false>);
+    return aligned16(in) ? walk_with<kern::validate_kernel<true, false>>(in, n, is_last, acc, copy, stream)
+                         : walk_with<kern::validate_kernel<false, false>>(in, n, is_last, acc, copy, stream);
   }
 }
 
