@@ -1,14 +1,16 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
 // GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate
-// (also of input one byte past an aligned address: validate_unaligned), decode (fused strict/replace/drop, staged; UTF-16 output: decode_utf16), sanitize, encode (fused, compact; input = the
-// decoded UTF-32) and a CUB-composed baseline decoder (flag kernel + cub::DeviceSelect::Flagged +
-// gather-decode kernel). Each result is also given as a fraction of its roofline: the bytes it
-// must move at the measured device copy rate (cudaMemcpy D2D, read + write bytes / time).
+// (also of input one byte past an aligned address: validate_unaligned), decode (fused
+// strict/replace/drop, staged; UTF-16 output: decode_utf16), sanitize, encode (fused, compact;
+// input = the decoded UTF-32) and a CUB-composed baseline decoder (flag kernel +
+// cub::DeviceSelect::Flagged + gather-decode kernel). Each result is also given as a fraction of
+// its roofline: the bytes it must move at the measured device copy rate (cudaMemcpy D2D, read +
+// write bytes / time).
 //
 // Inputs: --size MiB (default 256) tiled from corpus/sample/{ascii,cjk,emoji,mixed}.txt (or
 // synthesized when absent) and from synthesized dense text (cjk_dense: CJK with a newline every
-// ~48 characters; emoji_only: 4-byte sequences only), valid and with 0.1%, 1% and 5% of the bytes overwritten by bytes that
-// can never occur in UTF-8 (seeded RNG).
+// ~48 characters; emoji_only: 4-byte sequences only), valid and with 0.1%, 1% and 5% of the bytes
+// overwritten by bytes that can never occur in UTF-8 (seeded RNG).
 //
 //   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick]
 //               [--budget SECONDS] [--ops op1,op2,...] [--inputs ascii,cjk,...]
