@@ -1,7 +1,8 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
 // GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate
 // (also of input one byte past an aligned address: validate_unaligned), decode (fused
-// strict/replace/drop, staged; UTF-16 output: decode_utf16), sanitize, encode (fused, compact;
+// strict/replace/drop, replace on that unaligned input: decode_fused_unaligned_replace, staged;
+// UTF-16 output: decode_utf16), sanitize, encode (fused, compact;
 // input = the decoded UTF-32) and a CUB-composed baseline decoder (flag kernel +
 // cub::DeviceSelect::Flagged + gather-decode kernel). Each result is also given as a fraction of
 // its roofline: the bytes it must move at the measured device copy rate (cudaMemcpy D2D, read +
@@ -406,7 +407,8 @@ int main(int argc, char** argv) {
               return dv::validate(t, b, in, n, sm, true, s);
             }));
         // The same text from its second byte, n - 1 bytes: input not 16-byte aligned (validate's
-        // kernel without vector loads). Text that starts with a multibyte character has one error more.
+        // segments start 15 bytes before it). Text that starts with a multibyte character has one
+        // error more.
         add("validate_unaligned", nn, api([=](void* t, std::size_t& b) {
               return dv::validate(t, b, in + 1, n - 1, sm, true, s);
             }));
@@ -417,6 +419,10 @@ int main(int argc, char** argv) {
         }
         add("decode_fused_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::fused, s);
+            }));
+        // Replace on the unaligned input of validate_unaligned: the tile kernels' guarded loads.
+        add("decode_fused_unaligned_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
+              return dv::decode(t, b, in + 1, n - 1, out32, sm, error_policy::replace, true, dv::decoder::fused, s);
             }));
         add("decode_fused_drop", nn + 4 * valid_cps, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::drop, true, dv::decoder::fused, s);

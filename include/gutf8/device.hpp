@@ -14,7 +14,8 @@
 //
 // Output sizes the caller must provide (worst case, as the host API): decode n code points,
 // sanitize 3n bytes, encode n + 3 bytes (n = input bytes). The input of decode / validate /
-// sanitize may have any alignment (16-byte aligned is fastest); decode output must be 4-byte
+// sanitize may have any alignment (16-byte aligned is fastest; sanitize copies valid text in one
+// pass where input and output are both 16-byte aligned); decode output must be 4-byte
 // aligned; encode input should be 4-byte aligned (other alignments work, slowly). Output past
 // `written` may be overwritten (sanitize stores its input there before it knows the output).
 #pragma once

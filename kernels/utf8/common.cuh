@@ -95,7 +95,7 @@ __device__ __forceinline__ uint4 load16(const u8* in, u64 n, u64 p, bool vec) {
 
 
 // One thread: asks L2 for bytes [at, at + bytes) of the input when they lie in it (n bytes),
-// without waiting (in, at and bytes 16-byte aligned).
+// without waiting (in + at and bytes 16-byte aligned).
 __device__ __forceinline__ void prefetch_l2(const u8* in, u64 n, u64 at, u32 bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (at + bytes <= n)
@@ -104,9 +104,11 @@ __device__ __forceinline__ void prefetch_l2(const u8* in, u64 n, u64 at, u32 byt
 #endif
 }
 
-// One thread: the input prefetch_ahead_bytes ahead of a tile at pos.
+// One thread: the input prefetch_ahead_bytes ahead of a tile at pos (bytes a multiple of 16), from
+// the 16-byte aligned address at or below it where the input is not aligned.
 __device__ __forceinline__ void prefetch_ahead(const u8* in, u64 n, u64 pos, u32 bytes) {
-  prefetch_l2(in, n, pos + prefetch_ahead_bytes, bytes);
+  const u64 at = pos + prefetch_ahead_bytes;
+  prefetch_l2(in, n, at - ((reinterpret_cast<std::uintptr_t>(in) + at) & 15u), bytes);
 }
 
 // ----------------------------------------------------------- tile summaries ----

@@ -198,7 +198,10 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
     // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.
     const u64 pos = base + u64{threadIdx.x} * lane_bytes;
     const bool direct = Vec && base + tile_bytes + 4 <= n;  // block-uniform
-    const auto word = [&](u32 w) { return load_word_at(in, n, pos, w, direct, aligned4(in)); };
+    const bool spanning = !Vec && tile_spans_groups(n, base);
+    const auto word = [&](u32 w) {
+      return spanning ? load_word_spanning(in + pos + 4 * w) : load_word_at(in, n, pos, w, direct, aligned4(in));
+    };
     const auto bytes_at = [&](u32 p) { return funnel_r(word(p >> 2), word((p >> 2) + 1), 8 * p); };
     if (all_ascii_lanes) {  // 32 ASCII units: slots k .. k+31 cross at most one pad
       const u32 c = 32 - (k & 31);  // slots before the pad

@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(block_threads, encode_fused_min_blocks)
   const u32 t_off = threadIdx.x * E;
   if (threadIdx.x == 0) {
     sh.ts.init();
-    if (Vec) prefetch_ahead(in, n, 4 * e_base, 4 * encode_tile);
+    prefetch_ahead(in, n, 4 * e_base, 4 * encode_tile);
   }
   prefetch_states_ahead(states, tile, last_tile);
   forms.fill();

@@ -3,9 +3,12 @@
 // classifies the current one (a ring of three register buffers, unrolled so nothing is copied).
 // An all-ASCII segment only counts LFs; the others are classified with bit planes (lane_planes.cuh).
 // Links between lanes travel by shuffle; the link into lane 0 is the previous segment's lane 31
-// (carried in a register), so only the start of a run classifies the 4 bytes before it. Segments
-// that are fully in range take unguarded 16-byte loads; the last one or two of the input go
-// through the guarded path. Counters are 32-bit and run-relative until the warp ends: one set of
+// (carried in a register), so only the start of a run classifies the 4 bytes before it. The
+// segments are laid from the 16-byte aligned address at or below the input (its `head` bytes
+// before the input read as 0, which is how the input's start reads anyway), so that any input
+// takes 16-byte loads: segments fully in range take them unguarded; the first, where the input
+// is not aligned, and the last one or two go through the guarded path, which reads only the
+// input's own bytes. Counters are 32-bit and run-relative until the warp ends: one set of
 // atomics per warp. Order-sensitive results come from kernel_summary.cuh. Launched as a dependent of
 // prepare_kernel, it reads its input while that kernel runs: it derives the limit itself and only
 // waits for the cleared accumulator before its atomics.
@@ -118,11 +121,14 @@ __device__ __forceinline__ void store_lane(u8* out, u64 n, u64 pos, bool aligned
     if (pos + k < n) out[pos + k] = static_cast<u8>(x[k / 4] >> (8 * (k % 4)));
 }
 
-template <bool Vec, bool Copy = false>
+// Bytes between the 16-byte aligned address at or below the input and the input: the segments
+// start there (host code sizes the grid with it too).
+GUTF8_HD u32 validate_head(const void* in) { return static_cast<u32>(reinterpret_cast<std::uintptr_t>(in) & 15u); }
+
+template <bool Copy = false>
 __global__ void __launch_bounds__(block_threads, validate_min_blocks)
     validate_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs,
                     verbatim_copy copy) {
-  static_assert(!Copy || Vec, "the copying pass stores 16-byte groups");
   __shared__ unsigned int block_flagged;  // Copy: a warp of the block has set the flag
   if constexpr (Copy) {
     if (threadIdx.x == 0) block_flagged = 0;
@@ -133,24 +139,26 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
   const u64 seg0 = gw * segs_per_warp;
   const u64 seg_end = seg0 + segs_per_warp < total_segs ? seg0 + segs_per_warp : total_segs;
   if (seg0 >= seg_end) return;  // warp-uniform
-  const u64 limit = chunk_limit(input_kind::utf8, in, n, is_last);  // acc->limit, before prepare sets it
+  // Positions below count from the aligned start `in - head` (the copying pass's input is aligned).
+  const u32 head = Copy ? 0u : validate_head(in);
+  const u64 limit = head + chunk_limit(input_kind::utf8, in, n, is_last);  // acc->limit, before prepare sets it
   const bool a4 = aligned4(in);
   const u64 run = seg0 * validate_segment;  // the run's first byte
-  const u8* rin = in + run;
+  const u8* rin = in - head + run;
   const u32 lo = lane * lane_bytes;         // the lane's offset in a segment
+  // The input's own bytes at aligned-start position p (before the input and from n on: 0).
+  const auto guarded_word = [&](u64 p) { return load_word(in, n, static_cast<std::int64_t>(p) - head, a4); };
 
-  // Segments [0, fast) of the run are in range with their 4-byte halo and below the limit.
+  // Segments [first_fast, fast) of the run are in range with their 4-byte halo and below the limit.
   const u64 segs = seg_end - seg0;
-  u64 fast = 0;
-  if (Vec) {
-    const u64 ok = (limit >= run + 4 ? (limit - run - 4) : 0) / validate_segment;  // limit <= n
-    fast = ok < segs ? ok : segs;
-  }
+  const u64 first_fast = run == 0 && head != 0 ? 1 : 0;
+  const u64 ok = (limit >= run + 4 ? (limit - run - 4) : 0) / validate_segment;  // limit <= head + n
+  const u64 fast = ok < segs ? ok : segs;
 
   validate_counts cnt;
   {
-    const u32 first_word = load_word(in, n, static_cast<std::int64_t>(run + lo), a4);
-    const u32 prev = (lane == 0 && run != 0) ? load_word(in, n, static_cast<std::int64_t>(run) - 4, a4) : 0u;
+    const u32 first_word = guarded_word(run + lo);
+    const u32 prev = (lane == 0 && run != 0) ? guarded_word(run - 4) : 0u;
     cnt.carry = behind_link_word(prev, ahead_link_word(first_word));  // lane 0's link into segment 0
   }
   if constexpr (Copy) wait_for_prior_kernel();  // prepare_kernel clears the flag this pass reads and sets
@@ -164,6 +172,14 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
     }
     return true;
   };
+  auto visit_guarded = [&](u64 i) {  // the input's start when not aligned, its end
+    const u64 pos = run + i * validate_segment + lo;
+    u32 x[8], nx = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) x[k] = guarded_word(pos + 4 * k);
+    if (lane == 31) nx = guarded_word(pos + lane_bytes);
+    return visit(x, nx, i, range_mask(pos, limit), false);
+  };
 
   auto load_fast = [&](u64 i, u32 (&x)[8], u32& nx) {
     const u8* p = rin + i * validate_segment + lo;
@@ -174,11 +190,12 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
   };
 
   bool going = true;
-  if (fast > 0) {
+  u64 i = 0;
+  if (first_fast) going = visit_guarded(i++);
+  if (going && i < fast) {
     u32 x0[8], x1[8], x2[8], n0 = 0, n1 = 0, n2 = 0;
-    load_fast(0, x0, n0);
-    if (fast > 1) load_fast(1, x1, n1);
-    u64 i = 0;
+    load_fast(i, x0, n0);
+    if (i + 1 < fast) load_fast(i + 1, x1, n1);
 #pragma unroll 1
     for (;;) {
       if (i + 2 < fast) load_fast(i + 2, x2, n2);
@@ -192,17 +209,11 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
       if (++i >= fast) break;
     }
   }
-  for (u64 i = fast; going && i < segs; ++i) {  // guarded: the end of the input (or any misaligned input)
-    const u64 pos = run + i * validate_segment + lo;
-    u32 x[8], nx = 0;
-    load_lane(in, n, pos, false, x);
-    if (lane == 31) nx = load_word(in, n, static_cast<std::int64_t>(pos + lane_bytes), a4);
-    going = visit(x, nx, i, range_mask(pos, limit), false);
-  }
+  for (; going && i < segs; ++i) going = visit_guarded(i);  // the end of the input
 
   allow_dependent_launch();
   const u64 lf = warp_sum64(cnt.lf);
-  const u64 last_p1 = warp_max64(cnt.last_p1 == 0 ? 0 : run + cnt.last_p1);
+  const u64 last_p1 = warp_max64(cnt.last_p1 == 0 ? 0 : run + cnt.last_p1 - head);
   const unsigned slot = static_cast<unsigned>(gw) & (summary_slots - 1);
   if constexpr (Copy) {
     if (going && lane == 0) {  // a warp that stopped leaves the counting to the sanitize kernel
@@ -212,7 +223,7 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
     return;
   }
   const u64 errors = warp_sum64(cnt.errors);
-  const u64 first = warp_min64(cnt.first == ~0u ? ~u64{0} : run + cnt.first);
+  const u64 first = warp_min64(cnt.first == ~0u ? ~u64{0} : run + cnt.first - head);
   wait_for_prior_kernel();
   if (lane == 0) {
     if (errors) atomicAdd(reinterpret_cast<unsigned long long*>(&acc->errors[slot]), errors);

@@ -29,6 +29,45 @@ __device__ __forceinline__ bool aligned4(const void* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0;
 }
 
+// Input that is not 16-byte aligned: whether a tile at `base` is one whose lanes load their bytes
+// from the aligned 16-byte groups around them (load_lane_spanning, load_word_spanning): every group
+// read lies inside the input, which is so for every tile but the first (its first group starts
+// before the input) and the last (its last group may end after it). Block-uniform.
+__device__ __forceinline__ bool tile_spans_groups(u64 n, u64 base) {
+  return base != 0 && base + tile_bytes + 16 <= n;
+}
+
+// The 4 bytes at p, any alignment, from the two aligned words around them (both inside the input).
+__device__ __forceinline__ u32 load_word_spanning(const u8* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  const auto* w = reinterpret_cast<const unsigned*>(a & ~std::uintptr_t{3});
+  return funnel_r(__ldg(w), __ldg(w + 1), 8u * static_cast<u32>(a & 3u));
+}
+
+// x[k] = the 4 bytes at byte 4 (k + Q) + r / 8 of the 48 bytes in w.
+template <int Q>
+__device__ __forceinline__ void words_from(const u32 (&w)[12], u32 r, u32 (&x)[8]) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) x[k] = funnel_r(w[k + Q], w[k + Q + 1], r);
+}
+
+// The 32 bytes at p, not 16-byte aligned, from the three aligned 16-byte groups that hold them
+// (all three inside the input): the same loads as aligned input, and 8 funnel shifts.
+__device__ __forceinline__ void load_lane_spanning(const u8* p, u32 (&x)[8]) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  const u32 head = static_cast<u32>(a & 15u);
+  const auto* g = reinterpret_cast<const uint4*>(a - head);
+  const uint4 g0 = __ldg(g), g1 = __ldg(g + 1), g2 = __ldg(g + 2);
+  const u32 w[12] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w, g2.x, g2.y, g2.z, g2.w};
+  const u32 r = 8u * (head & 3u);
+  switch (head >> 2) {  // uniform: the input's alignment
+    case 0: words_from<0>(w, r, x); break;
+    case 1: words_from<1>(w, r, x); break;
+    case 2: words_from<2>(w, r, x); break;
+    default: words_from<3>(w, r, x); break;
+  }
+}
+
 // 32 bytes at pos into x (bytes at or beyond n read as 0). fast: 16-byte aligned and in range.
 __device__ __forceinline__ void load_lane(const u8* in, u64 n, u64 pos, bool fast, u32 (&x)[8]) {
   if (fast) {
@@ -74,7 +113,10 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
   const u64 pos = base + u64{threadIdx.x} * lane_bytes;
   const bool full = base + tile_bytes + 4 <= n;  // block-uniform
   const bool a4 = aligned4(in);
-  load_lane(in, n, pos, Vec && full, L.x);
+  if (!Vec && tile_spans_groups(n, base))
+    load_lane_spanning(in + pos, L.x);
+  else
+    load_lane(in, n, pos, Vec && full, L.x);
   u32 nx_mem = 0, prev_mem = 0;
   if (lane == 31) {
     nx_mem = load_word_at(in, n, pos, lane_bytes / 4, Vec && full, a4);

@@ -62,7 +62,7 @@ __device__ __forceinline__ void begin_utf8_tile(const u8* in, u64 n, u64 base, c
                                                 utf8_tile_shared& sh, lane_class<Detail>& L) {
   if (threadIdx.x == 0) {
     sh.rank.ts.init();
-    if (Vec) prefetch_ahead(in, n, base, tile_bytes);
+    prefetch_ahead(in, n, base, tile_bytes);
   }
   wait_for_prior_kernel();  // prepare_kernel's accumulator and cleared look-back states
   classify_tile<Vec, Detail>(in, n, base, acc->limit, sh.link, L);

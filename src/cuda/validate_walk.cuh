@@ -12,7 +12,8 @@ namespace gutf8::device::launch {
 template <auto Kernel>
 cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
                       cudaStream_t stream) {
-  const u64 segs = ceil_div(n, kern::validate_segment);
+  // The segments start at the aligned address at or below `in` (kernel_validate.cuh).
+  const u64 segs = n == 0 ? 0 : ceil_div(kern::validate_head(in) + n, kern::validate_segment);
   if (segs == 0) return cudaSuccess;
   const u64 warps_per_block = kern::block_threads / 32;
   const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm<Kernel>());
@@ -26,12 +27,7 @@ cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern:
 template <bool Copy>
 cudaError_t validate_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
                           cudaStream_t stream) {
-  if constexpr (Copy) {
-    return walk_with<kern::validate_kernel<true, true>>(in, n, is_last, acc, copy, stream);
-  } else {
-    return aligned16(in) ? walk_with<kern::validate_kernel<true, false>>(in, n, is_last, acc, copy, stream)
-                         : walk_with<kern::validate_kernel<false, false>>(in, n, is_last, acc, copy, stream);
-  }
+  return walk_with<kern::validate_kernel<Copy>>(in, n, is_last, acc, copy, stream);
 }
 
 }  // namespace gutf8::device::launch

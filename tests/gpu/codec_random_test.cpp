@@ -151,16 +151,59 @@ TEST(GpuRandom, UnitsFourBytesApart) {
   }
 }
 
+// Input at every misalignment. The UTF-8 tile kernels load the lanes of every tile but the first
+// and the last from the aligned 16-byte groups around them (tile_classify.cuh): text of each
+// path (ASCII-heavy staging, whose single units are read again from the input; CJK and emoji
+// listing), valid and with errors, over a few tiles and over enough that most are such tiles.
 TEST(GpuRandom, MisalignedInput) {
   GUTF8_REQUIRE_GPU();
   workspace ws;
   auto g = rng(4242);
-  bytes b = random_text(g, 2 * tile + 333, script::mixed);
-  corrupt(g, b, 0.01);
   const bytes u = random_utf32(g, 2 * fused_encode_tile + 77, script::mixed, 0.01, 2);
-  for (std::size_t m = 1; m < 16; ++m) {
-    ASSERT_TRUE(check_all_utf8(ws, b, "misaligned", m));
-    ASSERT_TRUE(check_all_encode(ws, u, "misaligned utf32", m));
+  for (std::size_t m = 1; m < 16; ++m) ASSERT_TRUE(check_all_encode(ws, u, "misaligned utf32", m));
+  for (std::size_t n : {2 * tile + 333, 9 * tile + 77}) {
+    for (script s : {script::mixed, script::cjk, script::emoji}) {
+      for (double rate : {0.0, 0.01}) {
+        bytes b = random_text(g, n, s);
+        corrupt(g, b, rate);
+        for (std::size_t m = 1; m < 16; ++m) ASSERT_TRUE(check_all_utf8(ws, b, "misaligned", m));
+      }
+    }
+  }
+}
+
+// Validate lays its 1 KiB segments from the 16-byte aligned address at or below the input
+// (kernels/utf8/kernel_validate.cuh): the bytes before the input read as 0, its first segment and
+// its last take the guarded path, the others 16-byte loads. Every misalignment, at sizes around a
+// lane, a segment and a tile, and large enough that each warp walks several segments; valid text
+// with LFs from the first byte on, then an error unit at the first byte, at the edges of the
+// segments as the kernel lays them, a sequence cut by the end, and sparse random errors.
+TEST(GpuRandom, ValidateAtEveryAlignment) {
+  GUTF8_REQUIRE_GPU();
+  constexpr std::size_t segment = kern::warp_bytes;  // validate_segment
+  workspace ws;
+  auto g = rng(8800);
+  for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{33}, segment - 3, segment + 5,
+                        3 * tile + 77, (std::size_t{24} << 20) + 333}) {
+    bytes text = random_text(g, n, script::mixed);
+    text.resize(n);
+    text[0] = '\n';
+    if (n > 9) text[7] = '\n';
+    for (std::size_t m = 0; m < 16; ++m) {
+      const std::string what = "validate misaligned by " + std::to_string(m);
+      ASSERT_TRUE(check(ws, op::validate, text, error_policy::replace, what + ", as generated", m));
+      bytes b = text;
+      b[0] = 0x80;
+      for (std::size_t edge = segment - m; edge + 1 < n; edge += 5 * segment + 3 * segment * (m % 2)) {
+        b[edge - 1] = 0xE1;  // cut by the byte at the edge
+        b[edge] = 'x';
+        b[edge + 1] = 0xBF;  // a stray continuation
+      }
+      b[n - 1] = 0xF1;
+      ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, what + ", errors at the edges", m));
+      corrupt(g, b, 0.0003);
+      ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, what + ", random errors", m));
+    }
   }
 }
 
@@ -281,6 +324,7 @@ TEST(GpuSanitizerSweep, EveryKernelFewShapes) {
       if (s == script::mixed) corrupt(g, b, 0.01);
       b.resize(n);
       ASSERT_TRUE(check_all_utf8(ws, b, "sweep"));
+      ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, "sweep misaligned", 1 + n % 15));
     }
     ASSERT_TRUE(check_all_encode(ws, random_utf32(g, n / 4 + 1, script::mixed, 0.01, n % 4), "sweep utf32"));
   }
