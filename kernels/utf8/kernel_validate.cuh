@@ -125,10 +125,13 @@ __device__ __forceinline__ void store_lane(u8* out, u64 n, u64 pos, bool aligned
 // start there (host code sizes the grid with it too).
 GUTF8_HD u32 validate_head(const void* in) { return static_cast<u32>(reinterpret_cast<std::uintptr_t>(in) & 15u); }
 
-template <bool Copy = false>
+// Aligned: the input is 16-byte aligned (head 0 at compile time: the aligned walk without the
+// arithmetic of a head; the copying pass's input always is).
+template <bool Aligned, bool Copy = false>
 __global__ void __launch_bounds__(block_threads, validate_min_blocks)
     validate_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs,
                     verbatim_copy copy) {
+  static_assert(!Copy || Aligned, "the copying pass stores 16-byte groups at the input's offsets");
   __shared__ unsigned int block_flagged;  // Copy: a warp of the block has set the flag
   if constexpr (Copy) {
     if (threadIdx.x == 0) block_flagged = 0;
@@ -139,8 +142,8 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
   const u64 seg0 = gw * segs_per_warp;
   const u64 seg_end = seg0 + segs_per_warp < total_segs ? seg0 + segs_per_warp : total_segs;
   if (seg0 >= seg_end) return;  // warp-uniform
-  // Positions below count from the aligned start `in - head` (the copying pass's input is aligned).
-  const u32 head = Copy ? 0u : validate_head(in);
+  // Positions below count from the aligned start `in - head`.
+  const u32 head = Aligned ? 0u : validate_head(in);
   const u64 limit = head + chunk_limit(input_kind::utf8, in, n, is_last);  // acc->limit, before prepare sets it
   const bool a4 = aligned4(in);
   const u64 run = seg0 * validate_segment;  // the run's first byte

@@ -66,7 +66,7 @@ inline int sm_count() {
 }
 
 // Resident blocks of Kernel per SM (block_threads threads), cached per device and per kernel:
-// kernels of one signature differ in registers (validate_kernel's two variants).
+// kernels of one signature differ in registers (validate_kernel's variants).
 template <auto Kernel>
 int blocks_per_sm(int fallback = 4) {
   static std::atomic<int> cache[64] = {};

@@ -27,7 +27,8 @@ cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern:
 template <bool Copy>
 cudaError_t validate_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
                           cudaStream_t stream) {
-  return walk_with<kern::validate_kernel<Copy>>(in, n, is_last, acc, copy, stream);
+  if (Copy || aligned16(in)) return walk_with<kern::validate_kernel<true, Copy>>(in, n, is_last, acc, copy, stream);
+  return walk_with<kern::validate_kernel<false>>(in, n, is_last, acc, copy, stream);
 }
 
 }  // namespace gutf8::device::launch

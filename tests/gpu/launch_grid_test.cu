@@ -23,12 +23,15 @@ int runtime_blocks_per_sm() {
 // variant with more registers).
 TEST(GpuLaunchGrid, OccupancyCachedPerKernel) {
   GUTF8_REQUIRE_GPU();
-  constexpr auto copying = kern::validate_kernel<true>;
-  constexpr auto validating = kern::validate_kernel<false>;
+  constexpr auto copying = kern::validate_kernel<true, true>;
+  constexpr auto aligned = kern::validate_kernel<true, false>;
+  constexpr auto unaligned = kern::validate_kernel<false, false>;
   EXPECT_EQ(device::launch::blocks_per_sm<copying>(), runtime_blocks_per_sm<copying>());
-  EXPECT_EQ(device::launch::blocks_per_sm<validating>(), runtime_blocks_per_sm<validating>());
-  // The check above discriminates only while the variants' occupancies differ (they do on sm_90).
-  if (runtime_blocks_per_sm<validating>() == runtime_blocks_per_sm<copying>())
+  EXPECT_EQ(device::launch::blocks_per_sm<aligned>(), runtime_blocks_per_sm<aligned>());
+  EXPECT_EQ(device::launch::blocks_per_sm<unaligned>(), runtime_blocks_per_sm<unaligned>());
+  // The checks above discriminate only while the variants' occupancies differ.
+  if (runtime_blocks_per_sm<aligned>() == runtime_blocks_per_sm<copying>() &&
+      runtime_blocks_per_sm<unaligned>() == runtime_blocks_per_sm<copying>())
     std::printf("note: validate_kernel's variants now have the same occupancy on this device\n");
 }
 
