@@ -38,9 +38,8 @@ cuda::device_buffer<T> temporary(u64 n) {
 template <class Source>
 void copy_rows(const Source& src, const u64* at, u64 rows, u64 total, u8* out, cudaStream_t stream) {
   if (total == 0) return;
-  const column_grid g = shared::walk_grid(copy_rows_kernel<Source>, (total + segment_bytes - 1) / segment_bytes);
-  copy_rows_kernel<Source><<<g.blocks, column_block_threads, 0, stream>>>(src, at, rows, total, out, g.segs_per_warp);
-  cuda::check_launch("copy_rows_kernel");
+  shared::walk<copy_rows_kernel<Source>>("copy_rows_kernel", (total + segment_bytes - 1) / segment_bytes, stream, src,
+                                         at, rows, total, out);
 }
 
 // A copy of a device result's validity bitmap and its null count, for a result made from it.

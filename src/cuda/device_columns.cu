@@ -35,7 +35,7 @@ using shared::call_memory;
 using shared::download_one;
 using shared::exclusive_sum_in_place;
 using shared::launch;
-using shared::walk_grid;
+using shared::walk;
 
 template <class T>
 void upload_one(T* d, const T& v, cudaStream_t stream) {
@@ -116,15 +116,10 @@ analysis scan(const call_memory& mem, const column_rows<Off>& r, row_sum sum, Of
   const scan_outputs<Off> o{static_cast<u32*>(a.valid_bits.get()), kept_rows, totals.data(), counts, first_error, seg_out,
                             seg_verbatim, sum};
   if (r.length == 0) return a;  // no offsets to read
-  const auto run = [&](auto kernel) {
-    const column_grid g = walk_grid(kernel, r.segments());
-    kernel<<<g.blocks, column_block_threads, 0, stream>>>(r, o, g.segs_per_warp);
-    cuda::check_launch("column_scan_kernel");
-  };
   if (needs_cover(sum))
-    run(column_scan_kernel<Off, true>);
+    walk<column_scan_kernel<Off, true>>("column_scan_kernel", r.segments(), stream, r, o);
   else
-    run(column_scan_kernel<Off, false>);
+    walk<column_scan_kernel<Off, false>>("column_scan_kernel", r.segments(), stream, r, o);
   a.totals = download_one(totals.data(), stream);
   return a;
 }
@@ -239,9 +234,7 @@ column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid
   const write_outputs<Off> o{null_invalid ? static_cast<const u32*>(a.valid_bits.get()) : nullptr, seg_at.data(),
                              null_invalid ? nullptr : seg_verbatim.data(), static_cast<u8*>(data.get()),
                              static_cast<Off*>(offsets.get()), replace};
-  const column_grid g = walk_grid(column_write_kernel<Off>, segments);
-  column_write_kernel<Off><<<g.blocks, column_block_threads, 0, mem.stream()>>>(r, o, g.segs_per_warp);
-  cuda::check_launch("column_write_kernel");
+  walk<column_write_kernel<Off>>("column_write_kernel", segments, mem.stream(), r, o);
   return shared::result_column(mem, format, r.length, std::move(validity), buffers_of(std::move(offsets), std::move(data)));
 }
 

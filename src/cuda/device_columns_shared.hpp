@@ -15,6 +15,7 @@
 
 #include "columns/arrow_io.hpp"
 #include "gutf8/cuda_resources.hpp"
+#include "device_launch.cuh"
 #include "gutf8/prim/scan.cuh"
 #include "utf8/warp_column_rows.cuh"
 
@@ -46,20 +47,17 @@ std::vector<buffer> buffers_of(B&&... b) {
   return v;
 }
 
-inline unsigned sm_count() {
-  int device = 0, sms = 0;
-  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return static_cast<unsigned>(sms);
-}
-
-// A column walk's grid: column_waves waves of as many blocks as the kernel's occupancy lets every SM hold.
-template <class Kernel>
-column_grid walk_grid(Kernel kernel, u64 segments) {
-  int blocks_per_sm = 0;
-  cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, column_block_threads, 0),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  return grid_for_segments(segments, u64{sm_count()} * static_cast<u64>(std::max(blocks_per_sm, 1)) * kern::column_waves);
+// One launch of a column walk: column_waves waves of as many blocks as Kernel's occupancy lets
+// every SM hold (cached per kernel: device_launch.cuh), each warp over segs_per_warp
+// segments (Kernel's last parameter).
+template <auto Kernel, class... Args>
+void walk(const char* name, u64 segments, cudaStream_t stream, Args... args) {
+  static_assert(column_block_threads == kern::block_threads, "blocks_per_sm asks for blocks of block_threads");
+  namespace dl = device::launch;
+  const u64 resident = static_cast<u64>(dl::sm_count()) * static_cast<u64>(dl::blocks_per_sm<Kernel>());
+  const column_grid g = grid_for_segments(segments, resident * kern::column_waves);
+  Kernel<<<g.blocks, column_block_threads, 0, stream>>>(args..., g.segs_per_warp);
+  cuda::check_launch(name);
 }
 
 // The device memory of one call: results and temporaries from one pool, in the order of the
