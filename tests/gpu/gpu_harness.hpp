@@ -117,9 +117,10 @@ class workspace {
     return r;
   }
 
-  // Chunked: split at `cuts` (sorted offsets), carry prepended, outputs concatenated.
+  // Chunked: split at `cuts` (sorted offsets), carry prepended, outputs concatenated; every chunk
+  // `misalign` bytes into its buffer.
   result run_chunked(op o, std::span<const std::uint8_t> in, error_policy p,
-                     const std::vector<std::size_t>& cuts) {
+                     const std::vector<std::size_t>& cuts, std::size_t misalign = 0) {
     result r;
     device::chunk_tracker tracker(is_encode(o) ? 4 : 1);
     bytes chunk;
@@ -130,7 +131,7 @@ class workspace {
       chunk.insert(chunk.end(), in.begin() + static_cast<std::ptrdiff_t>(begin),
                    in.begin() + static_cast<std::ptrdiff_t>(end));
       begin = end;
-      const device::device_summary s = call(o, chunk, p, last);
+      const device::device_summary s = call(o, chunk, p, last, misalign);
       EXPECT_EQ(s.consumed + s.carry == chunk.size() || (p == error_policy::strict && s.errors), true);
       const bytes out = output(s.written * out_unit(o));
       r.out.insert(r.out.end(), out.begin(), out.end());
