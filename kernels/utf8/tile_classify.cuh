@@ -32,7 +32,8 @@ __device__ __forceinline__ bool aligned4(const void* p) {
 // Input that is not 16-byte aligned: whether a tile at `base` is one whose lanes load their bytes
 // from the aligned 16-byte groups around them (load_lane_spanning, load_word_spanning): every group
 // read lies inside the input, which is so for every tile but the first (its first group starts
-// before the input) and the last (its last group may end after it). Block-uniform.
+// before the input) and the last (its last group may end after it; so may the one before it
+// where the last holds fewer than 16 bytes). Block-uniform.
 __device__ __forceinline__ bool tile_spans_groups(u64 n, u64 base) {
   return base != 0 && base + tile_bytes + 16 <= n;
 }
