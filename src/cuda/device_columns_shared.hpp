@@ -53,9 +53,7 @@ std::vector<buffer> buffers_of(B&&... b) {
 template <auto Kernel, class... Args>
 void walk(const char* name, u64 segments, cudaStream_t stream, Args... args) {
   static_assert(column_block_threads == kern::block_threads, "blocks_per_sm asks for blocks of block_threads");
-  namespace dl = device::launch;
-  const u64 resident = static_cast<u64>(dl::sm_count()) * static_cast<u64>(dl::blocks_per_sm<Kernel>());
-  const column_grid g = grid_for_segments(segments, resident * kern::column_waves);
+  const column_grid g = grid_for_segments(segments, device::launch::resident_blocks<Kernel>() * kern::column_waves);
   Kernel<<<g.blocks, column_block_threads, 0, stream>>>(args..., g.segs_per_warp);
   cuda::check_launch(name);
 }

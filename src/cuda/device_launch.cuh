@@ -81,11 +81,16 @@ int blocks_per_sm(int fallback = 4) {
   return per_sm;
 }
 
+// Blocks of Kernel the whole device holds at once.
+template <auto Kernel>
+u64 resident_blocks() {
+  return static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm<Kernel>());
+}
+
 // A grid for a grid-stride kernel: enough resident blocks to fill the device, at most `work`.
 template <auto Kernel>
 unsigned stride_grid(u64 work_blocks) {
-  const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm<Kernel>());
-  return static_cast<unsigned>(std::max<u64>(1, std::min(work_blocks, resident)));
+  return static_cast<unsigned>(std::max<u64>(1, std::min(work_blocks, resident_blocks<Kernel>())));
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }

@@ -16,8 +16,7 @@ cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern:
   const u64 segs = n == 0 ? 0 : ceil_div(kern::validate_head(in) + n, kern::validate_segment);
   if (segs == 0) return cudaSuccess;
   const u64 warps_per_block = kern::block_threads / 32;
-  const u64 resident = static_cast<u64>(sm_count()) * static_cast<u64>(blocks_per_sm<Kernel>());
-  const u64 blocks = std::max<u64>(1, std::min<u64>(resident, ceil_div(segs, warps_per_block)));
+  const u64 blocks = stride_grid<Kernel>(ceil_div(segs, warps_per_block));
   const u64 per_warp = ceil_div(segs, blocks * warps_per_block);
   const unsigned grid = static_cast<unsigned>(ceil_div(segs, per_warp * warps_per_block));
   return dependent(Kernel, grid, stream, in, n, is_last, acc, per_warp, segs, copy);

@@ -201,6 +201,13 @@ TEST(GpuRandom, ValidateAtEveryAlignment) {
       }
       b[n - 1] = 0xF1;
       ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, what + ", errors at the edges", m));
+      // The first error at a segment edge in the middle (a later warp's run), not at byte 0.
+      if (const std::size_t edge = (n / segment / 2 + 1) * segment - m; edge + 1 < n) {
+        bytes late = text;
+        late[edge - 1] = 0xE1;
+        late[edge] = 'x';
+        ASSERT_TRUE(check(ws, op::validate, late, error_policy::replace, what + ", first error mid-input", m));
+      }
       corrupt(g, b, 0.0003);
       ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, what + ", random errors", m));
     }

@@ -81,11 +81,15 @@ inline device::decoder variant_of(op o) {
 // Device buffers reused across calls (grown on demand).
 class workspace {
  public:
-  // One device call. `misalign` shifts the input inside its buffer (0..15).
+  // One device call. `misalign` shifts the input inside its buffer (0..15). The bytes around the
+  // input would change any result they took part in (a 4-byte lead before it, a continuation
+  // after it), so a read outside the input fails by design.
   device::device_summary call(op o, std::span<const std::uint8_t> in, error_policy p, bool is_last,
                               std::size_t misalign = 0) {
-    grow(in_, in.size() + 16);
+    grow(in_, in.size() + 32);
     grow(out_, max_out(o, in.size()) + 16);
+    cuda::check(cudaMemset(in_.data(), 0xF1, misalign), "guard before");
+    cuda::check(cudaMemset(in_.data() + misalign + in.size(), 0x80, 16), "guard after");
     if (!in.empty())
       cuda::check(cudaMemcpy(in_.data() + misalign, in.data(), in.size(), cudaMemcpyHostToDevice),
                   "upload");
