@@ -6,6 +6,7 @@
 //   (auto: the CPU workers and the GPU lanes together, whatever backend::auto's model would choose)
 //       [--threads N] [--lanes N (0: the default by operation)] [--feed copy|copy-mapped|register] [--fill-threads N] [--run-bytes MiB]
 //       [--read map|pread] [--reps N] [--devices N,M,...|all (default: GPU 0 alone)]
+//       [--keep-lanes 1 (the runs share a gutf8::gpu_lane_cache: the later ones take the first's lanes)]
 //
 // Prints: op, backend, settings, first run s, median of the later runs s, GB/s of input, the GPUs'
 // share of the bytes in the last run and the GPU start-up the first run measured.
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (arg.contains("keep-lanes") && arg["keep-lanes"] != "0") config.gpu_lanes = std::make_shared<gpu_lane_cache>();
   internal::file_run_tuning tuning;
   tuning.lanes_per_gpu = static_cast<unsigned>(std::stoul(arg["lanes"]));
   tuning.lane.feed = arg["feed"] == "register"      ? internal::gpu_feed::register_
@@ -107,9 +110,9 @@ int main(int argc, char** argv) {
   const double bytes = static_cast<double>(first.stats.input.bytes);
   const auto done = static_cast<double>(last.timings.gpu_bytes + last.timings.cpu_bytes);
   const double gpu_share = done == 0 ? 0 : static_cast<double>(last.timings.gpu_bytes) / done;
-  std::printf("%s,%s,threads=%s lanes=%s feed=%s fill=%s run=%sMiB read=%s%s%s,%.4f,%.4f,%.2f,%.2f,%.3f\n",
+  std::printf("%s,%s,threads=%s lanes=%s%s feed=%s fill=%s run=%sMiB read=%s%s%s,%.4f,%.4f,%.2f,%.2f,%.3f\n",
               arg["op"].c_str(), arg["backend"].c_str(), arg.contains("threads") ? arg["threads"].c_str() : "auto",
-              arg["lanes"].c_str(), arg["feed"].c_str(), arg.contains("fill-threads") ? arg["fill-threads"].c_str() : "6",
+              arg["lanes"].c_str(), config.gpu_lanes ? " kept" : "", arg["feed"].c_str(), arg.contains("fill-threads") ? arg["fill-threads"].c_str() : "6",
               arg.contains("run-bytes") ? arg["run-bytes"].c_str() : "default", arg["read"].c_str(),
               arg.contains("devices") ? " devices=" : "", devices_text.c_str(),
               first.timings.seconds, median, bytes / median / 1e9, gpu_share, first.timings.gpu_startup_seconds);

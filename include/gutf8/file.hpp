@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,35 @@
 #include "gutf8/types.hpp"
 
 namespace gutf8 {
+namespace internal {
+struct gpu_lane_cache_access;
+}
+
+// GPU lanes kept from one file run for the next: each lane's CUDA streams and device buffers and
+// its page-locked input and output buffers. A run without it builds its lanes and frees them at
+// its end, ~90-140 ms of every call on the H200 even with CUDA started
+// (bench/results/gpu_file_call_h200.md); a process or a Dask worker that runs many files through
+// the GPU keeps one and passes it in file_config::gpu_lanes. Runs at the same time take different
+// lanes (one that finds none idle builds its own, and gives it back too); a lane that failed is
+// not kept. Destroy it while CUDA is up (not from a static object's destructor).
+class gpu_lane_cache {
+ public:
+  // At most `capacity` idle lanes are kept (the ones given back last); page-locked memory is held
+  // while they are (64-144 MiB a lane).
+  explicit gpu_lane_cache(std::size_t capacity = 8);
+  ~gpu_lane_cache();
+  gpu_lane_cache(const gpu_lane_cache&) = delete;
+  gpu_lane_cache& operator=(const gpu_lane_cache&) = delete;
+
+  [[nodiscard]] std::size_t idle() const;   // lanes kept and not in use
+  [[nodiscard]] std::size_t built() const;  // lanes built by runs given this cache, in all
+  void clear();                             // frees the idle lanes
+
+ private:
+  friend struct internal::gpu_lane_cache_access;  // the file pipeline's lanes (src/file/)
+  struct state;
+  std::unique_ptr<state> state_;
+};
 
 struct file_config {
   stream_config stream;  // operation, policy, histogram and the backend options (backend, threads,
@@ -32,6 +62,8 @@ struct file_config {
   // reading raises SIGBUS in a worker thread, which the caller must then handle (the CLI reports it
   // and exits 3). So the library's default is the one that cannot end the process.
   bool map_file = false;
+  // GPU lanes to take and give back (null: the run builds its own and frees them at its end).
+  std::shared_ptr<gpu_lane_cache> gpu_lanes;
 };
 
 inline constexpr int max_file_devices = 16;

@@ -4,6 +4,7 @@
 #include <Python.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
@@ -239,8 +240,9 @@ void write_all(int fd, std::span<const std::byte> bytes) {
 
 // device < 0: every usable GPU takes pieces (with backend auto only when they pay).
 gutf8::file_config file_config(gutf8::operation op, std::string_view errors, std::string_view backend,
-                               unsigned threads, int device) {
+                               unsigned threads, int device, std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
   gutf8::file_config c;
+  c.gpu_lanes = std::move(lanes);
   c.stream = {.operation = op, .policy = parse_policy(errors),
               .backend = make_options(backend, threads, device < 0 ? 0 : device)};
   if (device < 0) c.all_devices = true;
@@ -271,9 +273,9 @@ nb::dict file_dict(const std::string& path, const gutf8::file_report& r) {
 std::string path_of(const nb::bytes& path) { return {path.c_str(), path.size()}; }
 
 nb::dict py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
-                          nb::handle progress) {
+                          nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
   const std::string path = path_of(path_bytes);
-  const auto config = file_config(gutf8::operation::validate, "replace", backend, threads, device);
+  const auto config = file_config(gutf8::operation::validate, "replace", backend, threads, device, std::move(lanes));
   const auto report_progress = progress_caller(progress);
   gutf8::file_report r;
   {
@@ -285,9 +287,10 @@ nb::dict py_validate_file(const nb::bytes& path_bytes, std::string_view backend,
 
 // Decodes a file into one numpy array (sized for the worst case, shrunk in place at the end).
 nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, std::string_view backend,
-                         unsigned threads, int device, nb::handle progress) {
+                         unsigned threads, int device, nb::handle progress,
+                         std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
   const std::string path = path_of(path_bytes);
-  const auto config = file_config(gutf8::operation::decode, errors, backend, threads, device);
+  const auto config = file_config(gutf8::operation::decode, errors, backend, threads, device, std::move(lanes));
   const auto report_progress = progress_caller(progress);
   const std::uint64_t size = gutf8_py::file_size(path);
   malloc_block out = allocate(size * sizeof(char32_t));
@@ -310,9 +313,10 @@ nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, s
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
 nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, std::string_view errors, std::string_view backend,
-                        unsigned threads, int device, nb::handle progress) {
+                        unsigned threads, int device, nb::handle progress,
+                        std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
   const std::string path = path_of(path_bytes);
-  const auto config = file_config(gutf8::operation::sanitize, errors, backend, threads, device);
+  const auto config = file_config(gutf8::operation::sanitize, errors, backend, threads, device, std::move(lanes));
   const auto report_progress = progress_caller(progress);
   gutf8::file_report r;
   {
@@ -377,12 +381,18 @@ NB_MODULE(_gutf8, m) {
   m.def("decode", &py_decode, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
   m.def("repair", &py_repair, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
   m.def("encode", &py_encode, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
+  // The GPU lanes that file runs keep for the next (gutf8.gpu_lanes in __init__.py).
+  nb::class_<gutf8::gpu_lane_cache>(m, "GpuLaneCache")
+      .def(nb::init<std::size_t>(), "capacity"_a = 8)
+      .def_prop_ro("idle", &gutf8::gpu_lane_cache::idle)
+      .def_prop_ro("built", &gutf8::gpu_lane_cache::built)
+      .def("clear", &gutf8::gpu_lane_cache::clear, nb::call_guard<nb::gil_scoped_release>());
   m.def("validate_file", &py_validate_file, "path"_a, "backend"_a, "threads"_a, "device"_a,
-        "progress"_a.none());
+        "progress"_a.none(), "lanes"_a.none());
   m.def("decode_file", &py_decode_file, "path"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a,
-        "progress"_a.none());
+        "progress"_a.none(), "lanes"_a.none());
   m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "errors"_a, "backend"_a, "threads"_a,
-        "device"_a, "progress"_a.none());
+        "device"_a, "progress"_a.none(), "lanes"_a.none());
   m.def("cuda_available", &gutf8::cuda_available);
   m.def("cuda_devices", &gutf8::all_devices);
   gutf8_py::bind_columns(m);

@@ -87,6 +87,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
   if (gpus) {
     gpu_lane_config lane = tuning.lane;
     lane.give_back = b == backend::auto_select;
+    lane.cache = config.gpu_lanes;
     const std::uint64_t run_bytes = tuning.gpu_run_bytes != 0        ? tuning.gpu_run_bytes
                                     : output_width(op) == 0 ? std::uint64_t{64} << 20
                                                             : std::uint64_t{16} << 20;

@@ -100,8 +100,13 @@ run_result cpu_worker::process(const piece_run& run) {
 gpu_lane::gpu_lane(const file_work& work, const gpu_lane_config& config)
     : work_(work), config_(config), histogram_(histogram_for(work)) {}
 
+gpu_lane::~gpu_lane() {
+  if (config_.cache && keep_) gpu_lane_cache_access::give_back(*config_.cache, std::move(lane_));
+}
+
 void gpu_lane::fail(std::exception_ptr why) {
   failed_ = true;
+  keep_ = false;
   try {
     std::rethrow_exception(why);
   } catch (const error& e) {
@@ -123,33 +128,49 @@ void gpu_lane::start() {
     config_.device = usable[static_cast<std::size_t>(config_.device)];
   }
   try {
-    options opt;
-    opt.backend = backend::cuda;
-    opt.device = config_.device;
-    opt.threads = 1;
-    opt.device_memory_limit = config_.device_memory_limit;
-    processor_ = make_cuda_processor(opt, make_cpu_processor(1));
-    const std::uint64_t window = config_.run_pieces * work_.plan->piece_bytes + piece_lead + piece_tail;
-    input_ = pinned_bytes(static_cast<std::size_t>(window));
-    // Two outputs: one being written by the committer while the next run fills the other.
-    if (output_width(work_.op) != 0) outputs_ = std::make_unique<output_pool>(output_room(work_.op, window), 2, pinned_bytes);
+    acquire_resources();
   } catch (...) {
     fail(std::current_exception());
   }
+  timings_before_ = timings_of(*lane_.processor);
+  keep_ = true;
   startup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void gpu_lane::acquire_resources() {
+  const std::uint64_t window = config_.run_pieces * work_.plan->piece_bytes + piece_lead + piece_tail;
+  const lane_shape shape{config_.device, config_.device_memory_limit, static_cast<std::size_t>(window),
+                         output_room(work_.op, window)};
+  if (config_.cache)
+    if (std::optional<lane_resources> kept = gpu_lane_cache_access::take(*config_.cache, shape)) {
+      lane_ = std::move(*kept);
+      return;
+    }
+  options opt;
+  opt.backend = backend::cuda;
+  opt.device = config_.device;
+  opt.threads = 1;
+  opt.device_memory_limit = config_.device_memory_limit;
+  lane_.shape = shape;
+  lane_.processor = make_cuda_processor(opt, make_cpu_processor(1));
+  lane_.input = pinned_bytes(shape.input_bytes);
+  // Two outputs: one being written by the committer while the next run fills the other.
+  if (shape.output_bytes != 0) lane_.outputs = std::make_unique<output_pool>(shape.output_bytes, 2, pinned_bytes);
+  if (config_.cache) gpu_lane_cache_access::count_built(*config_.cache);
 }
 
 run_result gpu_lane::process(const piece_run& run) {
   try {
     if (config_.before_run) config_.before_run(run);
-    auto [out, release] = outputs_ ? outputs_->acquire() : std::pair<std::uint8_t*, std::function<void()>>{};
+    auto [out, release] = lane_.outputs ? lane_.outputs->acquire() : std::pair<std::uint8_t*, std::function<void()>>{};
     std::optional<locked_window> held;
     const std::uint8_t* window = fill(run, held);
-    piece_outcome o = process_pieces(*processor_, work_.op, work_.policy, *work_.plan, run, window, out,
+    piece_outcome o = process_pieces(*lane_.processor, work_.op, work_.policy, *work_.plan, run, window, out,
                                      histogram_.empty() ? nullptr : histogram_.data());
     bytes_ += o.result.consumed;
     return finish_run(run, std::move(o), out, std::move(release));
   } catch (const error& e) {
+    keep_ = false;  // an output it took may not have come back
     // The file itself cannot be read: that is no GPU failure, and no other worker would do better.
     if (e.code() == errc::io_failure) throw;
     fail(std::current_exception());
@@ -174,17 +195,26 @@ const std::uint8_t* gpu_lane::fill(const piece_run& run, std::optional<locked_wi
       held.reset();  // the system will not lock these pages: copy them instead
     }
   }
-  const std::span<std::uint8_t> buffer(input_.get(), length);
+  const std::span<std::uint8_t> buffer(lane_.input.get(), length);
   if (config_.feed == gpu_feed::copy_mapped) {
     if (const std::optional<mapped_range> map = work_.source->map_range(from, length)) {
       copy_on_threads(map->at(0), buffer, config_.fill_threads);
-      return input_.get();
+      return lane_.input.get();
     }
   }
   work_.source->read(buffer, from, config_.fill_threads);
-  return input_.get();
+  return lane_.input.get();
 }
 
-stream_timings gpu_lane::timings() const { return processor_ ? timings_of(*processor_) : stream_timings{}; }
+stream_timings gpu_lane::timings() const {
+  if (!lane_.processor) return {};
+  stream_timings t = timings_of(*lane_.processor);  // since the processor was built: this run's part
+  t.h2d_seconds -= timings_before_.h2d_seconds;
+  t.kernel_seconds -= timings_before_.kernel_seconds;
+  t.d2h_seconds -= timings_before_.d2h_seconds;
+  t.staging_seconds -= timings_before_.staging_seconds;
+  t.gpu_bytes -= timings_before_.gpu_bytes;
+  return t;
+}
 
 }  // namespace gutf8::internal

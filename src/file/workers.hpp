@@ -56,6 +56,31 @@ class output_pool {
   std::vector<std::uint8_t*> free_;
 };
 
+// What a GPU lane builds before its first run (its CUDA processor and page-locked buffers), and
+// the shape another run's lane must ask for to take it over (gutf8::gpu_lane_cache).
+struct lane_shape {
+  int device = 0;
+  std::uint64_t device_memory_limit = 0;
+  std::size_t input_bytes = 0;
+  std::size_t output_bytes = 0;  // of each of its two outputs; 0: none (validate, stats)
+  friend bool operator==(const lane_shape&, const lane_shape&) = default;
+};
+struct lane_resources {
+  lane_shape shape;
+  std::unique_ptr<block_processor> processor;
+  owned_bytes input{nullptr, nullptr};
+  std::unique_ptr<output_pool> outputs;
+};
+
+// The file pipeline's side of gutf8::gpu_lane_cache (src/file/gpu_lane_cache.cpp).
+struct gpu_lane_cache_access {
+  // An idle lane of that shape, taken out of the cache, or nothing.
+  static std::optional<lane_resources> take(gpu_lane_cache& cache, const lane_shape& shape);
+  static void count_built(gpu_lane_cache& cache);
+  // Keeps a lane that served its run (the oldest idle one goes when the cache is full).
+  static void give_back(gpu_lane_cache& cache, lane_resources&& lane);
+};
+
 class cpu_worker final : public file_worker {
  public:
   explicit cpu_worker(const file_work& work);
@@ -88,6 +113,7 @@ struct gpu_lane_config {
   unsigned fill_threads = 6;       // threads that fill the page-locked input
   std::uint64_t device_memory_limit = 0;
   bool give_back = true;           // failures hand the run to the CPU workers (backend::auto_select)
+  std::shared_ptr<gpu_lane_cache> cache;  // lanes to take over and to keep (file_config::gpu_lanes)
   // Tests: runs before each run on the lane's thread; what it throws stands for a GPU fault.
   std::function<void(const piece_run&)> before_run;
 };
@@ -95,6 +121,9 @@ struct gpu_lane_config {
 class gpu_lane final : public file_worker {
  public:
   gpu_lane(const file_work& work, const gpu_lane_config& config);
+  gpu_lane(const gpu_lane&) = delete;
+  gpu_lane& operator=(const gpu_lane&) = delete;
+  ~gpu_lane() override;  // gives its resources to config.cache, if any, unless something failed
   void start() override;
   [[nodiscard]] std::uint64_t run_pieces() const noexcept override { return config_.run_pieces; }
   [[nodiscard]] bool takes_given_back() const noexcept override { return false; }  // its outputs are bounded
@@ -123,15 +152,17 @@ class gpu_lane final : public file_worker {
   };
 
   [[noreturn]] void fail(std::exception_ptr why);
+  // The processor and buffers: the cache's, or built here.
+  void acquire_resources();
   // The run's window in page-locked memory: copied into input_, or the page cache locked in place
   // (held by `held` until the run is done).
   const std::uint8_t* fill(const piece_run& run, std::optional<locked_window>& held);
 
   file_work work_;
   gpu_lane_config config_;
-  std::unique_ptr<block_processor> processor_;
-  owned_bytes input_{nullptr, nullptr};
-  std::unique_ptr<output_pool> outputs_;
+  lane_resources lane_;
+  stream_timings timings_before_;  // the processor's, when this run took it
+  bool keep_ = false;              // started, and nothing has thrown since
   std::vector<std::uint64_t> histogram_;
   std::uint64_t bytes_ = 0;
   double startup_seconds_ = 0;

@@ -352,6 +352,29 @@ TEST(FilePipeline, PublicEntryOnAPath) {
   EXPECT_THROW(process_file("/nonexistent/gutf8", config), error);
 }
 
+// A GPU lane cache on runs without GPU lanes stays empty and changes nothing
+// (tests/gpu/file_pipeline_gpu_test.cpp: KeptLanesServeLaterRuns has the lanes).
+TEST(FilePipeline, GpuLaneCacheIdleWithoutGpuLanes) {
+  auto g = rng(60);
+  const std::string in = random_text(g, 90001, 0.001);
+  const temp_file f(in);
+  file_config config;
+  config.stream = {operation::sanitize, error_policy::replace, false, {.backend = backend::cpu, .threads = 2}};
+  config.gpu_lanes = std::make_shared<gpu_lane_cache>(2);
+  std::string out;
+  const file_report r = process_file(f.path(), config, [&](std::span<const std::byte> b) {
+    out.append(reinterpret_cast<const char*>(b.data()), b.size());
+    return true;
+  });
+  const auto want = one_shot(operation::sanitize, error_policy::replace, in);
+  EXPECT_EQ(r.stats.input, want.stats.input);
+  EXPECT_TRUE(out == want.out);
+  EXPECT_EQ(config.gpu_lanes->idle(), 0u);
+  EXPECT_EQ(config.gpu_lanes->built(), 0u);
+  config.gpu_lanes->clear();
+  EXPECT_EQ(config.gpu_lanes->idle(), 0u);
+}
+
 // The device list the CLI's --device and bench_file_pipeline's --devices read.
 TEST(FilePipeline, DeviceLists) {
   EXPECT_TRUE(parse_device_list("all").all);

@@ -46,8 +46,10 @@ struct result {
 };
 
 result run(const temp_file& f, operation op, error_policy p, backend b, file_run_tuning t,
-           std::vector<int> devices = {}, std::uint64_t memory_limit = 0) {
+           std::vector<int> devices = {}, std::uint64_t memory_limit = 0,
+           std::shared_ptr<gpu_lane_cache> lanes = nullptr) {
   file_config config;
+  config.gpu_lanes = std::move(lanes);
   config.stream.operation = op;
   config.stream.policy = p;
   config.stream.histogram = op == operation::stats;
@@ -213,6 +215,65 @@ TEST(FilePipelineGpu, OutOfMemory) {
   } catch (const error& e) {
     EXPECT_EQ(e.code(), errc::out_of_memory) << e.what();
   }
+}
+
+// Lanes kept in a gpu_lane_cache serve the next runs of the same shape: no lane built again, the
+// output still the CPU workers', each report's GPU bytes that run's own; runs at the same time
+// take different lanes; a lane that failed is not kept; another memory limit is another shape.
+TEST(FilePipelineGpu, KeptLanesServeLaterRuns) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(86);
+  const auto lanes = std::make_shared<gpu_lane_cache>(8);
+  std::size_t built = 0;
+  for (const auto& [op, p] : cases) {
+    const std::string what = "op " + std::to_string(int(op)) + "/" + name(p);
+    for (int again = 0; again < 2; ++again) {
+      const bytes in = input_for(g, op, 0.0003);
+      const temp_file f(in);
+      const result r = run(f, op, p, backend::cuda, small_runs(), {}, 0, lanes);
+      expect_same(r, run(f, op, p, backend::cpu, cpu_only()), what + (again ? ", lanes kept" : ", lanes built"));
+      // This run's GPU bytes and copies, not the kept processors' sums since they were built.
+      EXPECT_LE(r.report.timings.gpu.gpu_bytes, in.size()) << what;
+      EXPECT_GT(r.report.timings.gpu.gpu_bytes, 0u) << what;
+      if (p != error_policy::strict) EXPECT_EQ(r.report.timings.gpu_bytes, in.size()) << what;
+      if (again) EXPECT_EQ(lanes->built(), built) << what << ": the second run built lanes";
+      built = lanes->built();
+      EXPECT_GT(lanes->idle(), 0u) << what;
+    }
+  }
+  EXPECT_LE(lanes->idle(), 8u);
+
+  const temp_file f(input_for(g, operation::decode, 0.0001));
+  const result want = run(f, operation::decode, error_policy::replace, backend::cpu, cpu_only());
+  {
+    std::vector<std::thread> at_once;
+    std::vector<result> got(3);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      at_once.emplace_back([&, i] { got[i] = run(f, operation::decode, error_policy::replace, backend::cuda,
+                                                small_runs(), {}, 0, lanes); });
+    for (std::thread& t : at_once) t.join();
+    for (const result& r : got) expect_same(r, want, "three runs at once on one cache");
+  }
+  const std::size_t before_fault = lanes->idle();
+  built = lanes->built();
+  file_run_tuning faulty = small_runs();
+  faulty.lane.before_run = [](const piece_run&) { throw error(errc::device_failure, "planted GPU fault"); };
+  EXPECT_THROW(run(f, operation::decode, error_policy::replace, backend::cuda, faulty, {}, 0, lanes), error);
+  EXPECT_LT(lanes->idle(), before_fault) << "the lane that failed was kept";
+  EXPECT_EQ(lanes->built(), built);
+  expect_same(run(f, operation::decode, error_policy::replace, backend::cuda, small_runs(), {}, 0, lanes), want,
+              "after a fault");
+
+  lanes->clear();
+  EXPECT_EQ(lanes->idle(), 0u);
+  built = lanes->built();
+  expect_same(run(f, operation::decode, error_policy::replace, backend::cuda, small_runs(), {}, 512u << 20, lanes),
+              want, "a memory limit");
+  EXPECT_GT(lanes->built(), built);
+  built = lanes->built();
+  expect_same(run(f, operation::decode, error_policy::replace, backend::cuda, small_runs(), {}, 0, lanes), want,
+              "no limit after a limit");
+  EXPECT_GT(lanes->built(), built) << "a lane of another memory limit served the run";
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 """GPU-resident inputs (CUDA array interface, DLPack) against the host API and CPython."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,30 @@ def test_cuda_string_columns_through_the_device_interface(rng):
     with pytest.raises(gc.InvalidRowError) as info:
         gc.validate(col)
     assert info.value.row == bad[0] and info.value.offset == error_units(values[bad[0]])[0][0]
+
+
+def test_file_runs_keep_their_gpu_lanes(rng, tmp_path):
+    """A second GPU run of a file takes the lanes the first built (gutf8.gpu_lanes): same results
+    as the CPU, no lane built again; clear() frees them."""
+    gutf8.gpu_lanes.clear()
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"f{i}.txt"
+        p.write_bytes(random_text(rng, 3_000_001 + i, 0.001))
+        paths.append(p)
+    built = None
+    for p in paths:
+        data = p.read_bytes()
+        on_gpu, on_cpu = gutf8.validate_file(p, backend="cuda"), gutf8.validate_file(p, backend="cpu")
+        assert dataclasses.replace(on_gpu, seconds=None) == dataclasses.replace(on_cpu, seconds=None)
+        out = tmp_path / (p.name + ".out")
+        gutf8.repair_file(p, out, "replace", backend="cuda")
+        assert out.read_bytes() == data.decode("utf-8", "replace").encode()
+        np.testing.assert_array_equal(gutf8.decode_file(p, "drop", backend="cuda"),
+                                      np.frombuffer(data.decode("utf-8", "ignore").encode("utf-32-le"), "<u4"))
+        if built is not None:
+            assert gutf8.gpu_lanes.built == built
+        built = gutf8.gpu_lanes.built
+        assert gutf8.gpu_lanes.idle > 0
+    gutf8.gpu_lanes.clear()
+    assert gutf8.gpu_lanes.idle == 0

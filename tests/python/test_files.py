@@ -138,3 +138,16 @@ def test_unreadable_paths_raise_oserror(tmp_path):
     with pytest.raises(OSError):
         gutf8.repair_file(tmp_path / "missing", tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_gpu_lanes_stay_idle_on_the_cpu(files):
+    """The file functions' GpuLaneCache holds nothing after CPU runs; a cache of its own is empty."""
+    path, data = files["invalid"]
+    gutf8.gpu_lanes.clear()
+    built = gutf8.gpu_lanes.built
+    assert gutf8.validate_file(path, backend="cpu").errors == len(error_units(data))
+    assert gutf8.gpu_lanes.idle == 0 and gutf8.gpu_lanes.built == built
+    own = gutf8.GpuLaneCache(2)
+    assert (own.idle, own.built) == (0, 0)
+    own.clear()
+    gutf8.gpu_lanes.clear()
