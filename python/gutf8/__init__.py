@@ -20,7 +20,8 @@ error unit), ``"replace"`` (U+FFFD) or ``"drop"`` (``"ignore"`` is accepted as i
 
 Files (the library's file pipeline, all cores and, with ``backend="auto"``, the GPU when it
 pays): :func:`validate_file`, :func:`decode_file`, :func:`repair_file` (written atomically),
-each with an optional ``progress(done_bytes)`` callback.
+each with an optional ``progress(done_bytes)`` callback. The GPU lanes a file run builds are kept
+for the next run (:data:`gpu_lanes`).
 
 GPU arrays (``__cuda_array_interface__`` or DLPack, e.g. CuPy, PyTorch, Numba) run on their
 GPU and the results stay there (CuPy arrays when CuPy is installed, else DLPack tensors).

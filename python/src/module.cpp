@@ -382,11 +382,14 @@ NB_MODULE(_gutf8, m) {
   m.def("repair", &py_repair, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
   m.def("encode", &py_encode, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
   // The GPU lanes that file runs keep for the next (gutf8.gpu_lanes in __init__.py).
-  nb::class_<gutf8::gpu_lane_cache>(m, "GpuLaneCache")
+  nb::class_<gutf8::gpu_lane_cache>(m, "GpuLaneCache",
+                                    "GPU lanes that file runs keep for the next runs (CUDA streams and buffers, "
+                                    "page-locked memory); at most `capacity` idle ones.")
       .def(nb::init<std::size_t>(), "capacity"_a = 8)
-      .def_prop_ro("idle", &gutf8::gpu_lane_cache::idle)
-      .def_prop_ro("built", &gutf8::gpu_lane_cache::built)
-      .def("clear", &gutf8::gpu_lane_cache::clear, nb::call_guard<nb::gil_scoped_release>());
+      .def_prop_ro("idle", &gutf8::gpu_lane_cache::idle, "Lanes kept and not in use.")
+      .def_prop_ro("built", &gutf8::gpu_lane_cache::built, "Lanes built by runs given this cache, in all.")
+      .def("clear", &gutf8::gpu_lane_cache::clear, nb::call_guard<nb::gil_scoped_release>(),
+           "Frees the idle lanes.");
   m.def("validate_file", &py_validate_file, "path"_a, "backend"_a, "threads"_a, "device"_a,
         "progress"_a.none(), "lanes"_a.none());
   m.def("decode_file", &py_decode_file, "path"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a,
