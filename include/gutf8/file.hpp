@@ -30,8 +30,10 @@ struct gpu_lane_cache_access;
 // not kept. Destroy it while CUDA is up (not from a static object's destructor).
 class gpu_lane_cache {
  public:
-  // At most `capacity` idle lanes are kept (the ones given back last); page-locked memory is held
-  // while they are (64-144 MiB a lane).
+  // At most `capacity` idle lanes are kept (the ones given back last): give at least the lanes a
+  // run uses (2-3 a GPU) or some are built again every run. Idle lanes hold their page-locked
+  // memory (48-144 MiB a lane by operation) and GPU buffers, outside any later run's
+  // device_memory_limit; a lane whose sub-blocks were lowered after an out-of-memory keeps them so.
   explicit gpu_lane_cache(std::size_t capacity = 8);
   ~gpu_lane_cache();
   gpu_lane_cache(const gpu_lane_cache&) = delete;

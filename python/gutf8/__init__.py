@@ -57,9 +57,11 @@ __all__ = [
 __version__ = "0.1.0"
 
 #: The GPU lanes the file functions keep from one call for the next (CUDA streams, device buffers,
-#: 64-144 MiB of page-locked host memory each, at most 8): a second GPU run of a file starts at
+#: 48-144 MiB of page-locked host memory each, at most 8): a second GPU run of a file starts at
 #: once instead of building them again (~0.1 s a call). ``gpu_lanes.idle`` counts them,
-#: ``gpu_lanes.clear()`` frees them; they are freed at exit, while CUDA is still up.
+#: ``gpu_lanes.clear()`` frees them; they are freed at exit, while CUDA is still up. A run uses
+#: 2-3 lanes a GPU: on more than two GPUs set ``gutf8.gpu_lanes = gutf8.GpuLaneCache(24)``;
+#: ``gutf8.gpu_lanes = None`` keeps none.
 gpu_lanes = GpuLaneCache()
 atexit.register(gpu_lanes.clear)
 
