@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import gutf8
-from bench_python import ROOT, machine, make_file, sample_text, size_arg
+from bench_python import current_commit, machine, make_file, sample_text, size_arg
 
 
 def call_seconds(call, reps: int, clear_first: bool) -> list[float]:
@@ -39,8 +39,7 @@ def main() -> None:
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
+    commit = current_commit()
     rows = ["| file | call | backend | lanes | median ms | GB/s | calls, ms |", "|---|---|---|---|---:|---:|---|"]
     with tempfile.TemporaryDirectory(dir=a.workdir) as tmp:
         work = Path(tmp)

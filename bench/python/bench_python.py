@@ -146,6 +146,11 @@ def many_files(reps: int, count: int, size: int, workers: list[int], workdir: Pa
     return rows
 
 
+def current_commit() -> str:
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() or "unknown"
+
+
 def machine() -> str:
     model = "unknown CPU"
     try:
@@ -172,8 +177,7 @@ def main() -> None:
     ap.add_argument("--workdir", default=None, help="where the generated files go (default: a temporary dir)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
+    commit = current_commit()
     with tempfile.TemporaryDirectory(dir=a.workdir) as tmp:
         work = Path(tmp)
         wanted = set(a.sections.split(","))

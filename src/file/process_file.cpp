@@ -138,12 +138,7 @@ file_report run_file(int fd, std::uint64_t offset, const file_config& config, co
     report.timings.gpu_startup_seconds = std::max(report.timings.gpu_startup_seconds, l->startup_seconds());
     report.timings.gpu_failed |= l->failed();
     report.timings.gpu.gpu_memory_fallback |= l->out_of_memory() && b == backend::auto_select;
-    const stream_timings t = l->timings();
-    report.timings.gpu.h2d_seconds += t.h2d_seconds;
-    report.timings.gpu.kernel_seconds += t.kernel_seconds;
-    report.timings.gpu.d2h_seconds += t.d2h_seconds;
-    report.timings.gpu.staging_seconds += t.staging_seconds;
-    report.timings.gpu.gpu_bytes += t.gpu_bytes;
+    add_counters(report.timings.gpu, l->timings());
   }
   report.stats = core.stats();
   report.stopped = core.stopped();

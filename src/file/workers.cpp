@@ -206,14 +206,26 @@ const std::uint8_t* gpu_lane::fill(const piece_run& run, std::optional<locked_wi
   return lane_.input.get();
 }
 
+// The processor counts since it was built: this run's part.
 stream_timings gpu_lane::timings() const {
-  if (!lane_.processor) return {};
-  stream_timings t = timings_of(*lane_.processor);  // since the processor was built: this run's part
-  t.h2d_seconds -= timings_before_.h2d_seconds;
-  t.kernel_seconds -= timings_before_.kernel_seconds;
-  t.d2h_seconds -= timings_before_.d2h_seconds;
-  t.staging_seconds -= timings_before_.staging_seconds;
-  t.gpu_bytes -= timings_before_.gpu_bytes;
+  return lane_.processor ? counters_since(timings_of(*lane_.processor), timings_before_) : stream_timings{};
+}
+
+void add_counters(stream_timings& sum, const stream_timings& t) {
+  sum.h2d_seconds += t.h2d_seconds;
+  sum.kernel_seconds += t.kernel_seconds;
+  sum.d2h_seconds += t.d2h_seconds;
+  sum.staging_seconds += t.staging_seconds;
+  sum.gpu_bytes += t.gpu_bytes;
+}
+
+stream_timings counters_since(const stream_timings& now, const stream_timings& before) {
+  stream_timings t = now;
+  t.h2d_seconds -= before.h2d_seconds;
+  t.kernel_seconds -= before.kernel_seconds;
+  t.d2h_seconds -= before.d2h_seconds;
+  t.staging_seconds -= before.staging_seconds;
+  t.gpu_bytes -= before.gpu_bytes;
   return t;
 }
 

@@ -56,6 +56,12 @@ class output_pool {
   std::vector<std::uint8_t*> free_;
 };
 
+// stream_timings' counters field by field, in one place so that a field added there is added to
+// both: a sum over lanes, and a kept processor's part since a snapshot (gpu_memory_fallback, a
+// flag, is neither).
+void add_counters(stream_timings& sum, const stream_timings& t);
+stream_timings counters_since(const stream_timings& now, const stream_timings& before);
+
 // What a GPU lane builds before its first run (its CUDA processor and page-locked buffers), and
 // the shape another run's lane must ask for to take it over (gutf8::gpu_lane_cache).
 struct lane_shape {
