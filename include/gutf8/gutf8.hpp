@@ -4,6 +4,7 @@
 
 #include "gutf8/codec.hpp"
 #include "gutf8/columns.hpp"
+#include "gutf8/engine.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/errors.hpp"
 #include "gutf8/stream.hpp"

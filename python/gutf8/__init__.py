@@ -41,7 +41,7 @@ import secrets
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 import numpy as np
 
@@ -51,7 +51,7 @@ from ._gutf8 import ErrorKind, GpuLaneCache
 __all__ = [
     "Report", "Stats", "DecodeError", "EncodeError", "ErrorKind",
     "validate", "stats", "decode", "repair", "encode",
-    "validate_file", "decode_file", "repair_file", "GpuLaneCache", "gpu_lanes",
+    "validate_file", "validate_files", "decode_file", "repair_file", "GpuLaneCache", "gpu_lanes",
     "cuda_available", "cuda_devices", "built_with_cuda",
 ]
 __version__ = "0.1.0"
@@ -76,7 +76,8 @@ class Report:
     ``bytes``: input bytes consumed (under strict: up to the first error); ``errors``: error
     units; ``offset``/``line``/``column``/``reason``/``kind``: the first error unit (None when
     valid). Offsets are 0-based bytes; line and column are 1-based, the column in bytes since
-    the last LF (for UTF-32 input, in code points). ``path``: the file, for file functions.
+    the last LF (for UTF-32 input, in code points). ``path``: the file, for file functions;
+    ``error``: why that file could not be read (:func:`validate_files` only; then not valid).
     """
 
     bytes: int
@@ -88,11 +89,12 @@ class Report:
     kind: Optional[ErrorKind] = None
     path: Optional[str] = None
     seconds: Optional[float] = None
+    error: Optional[str] = None
 
     @property
     def valid(self) -> bool:
-        """True when no error unit was found."""
-        return self.errors == 0
+        """True when the input was read and no error unit was found."""
+        return self.errors == 0 and self.error is None
 
     def __bool__(self) -> bool:  # `if gutf8.validate(b):` reads as "is valid"
         return self.valid
@@ -178,9 +180,9 @@ built_with_cuda: bool = _gutf8.built_with_cuda
 
 
 def _report(d: dict, path: Optional[str] = None, cls: type = Report, **extra: Any) -> Any:
-    return cls(bytes=d["bytes"], errors=d["errors"], offset=d["offset"], line=d.get("line"),
+    return cls(bytes=d["bytes"], errors=d["errors"], offset=d.get("offset"), line=d.get("line"),
                column=d.get("column"), reason=d.get("reason"), kind=d.get("kind"), path=path,
-               seconds=d.get("seconds"), **extra)
+               seconds=d.get("seconds"), error=d.get("error"), **extra)
 
 
 def _decode_error(obj: bytes, start: int, d: dict, path: Optional[str] = None) -> DecodeError:
@@ -372,14 +374,28 @@ def _file_device(device: Optional[int]) -> int:
 
 
 def validate_file(path: PathLike, *, backend: str = "auto", threads: int = 0,
-                  device: Optional[int] = None, progress: Progress = None) -> Report:
-    """Validate a regular file through the library's file pipeline (CPU threads and, where
-    `backend` allows and they pay, every usable GPU, or only `device`); a :class:`Report` with
-    ``path`` and ``seconds``. `progress(done_bytes)` is called as the work advances (what it
-    raises stops the run). Unreadable files raise OSError."""
+                  device: Optional[int] = None, progress: Progress = None, read: str = "map") -> Report:
+    """Validate a file through the library's input engine (CPU threads and, where `backend`
+    allows and they pay, every usable GPU, or only `device`); a :class:`Report` with ``path`` and
+    ``seconds``. `progress(done_bytes)` is called as the work advances (what it raises stops the
+    run). Unreadable files raise OSError. `read`: "map" scans a big file's pages in place, as the
+    CLI does (a file that another process truncates meanwhile ends this one with SIGBUS, as with
+    :mod:`mmap`); "copy" copies them out (then that is an OSError)."""
     p = os.fspath(path)
     return _report(_gutf8.validate_file(os.fsencode(p), backend, threads, _file_device(device), progress,
-                                         gpu_lanes), p)
+                                         gpu_lanes, read), p)
+
+
+def validate_files(paths: Iterable[PathLike], *, backend: str = "auto", threads: int = 0,
+                   device: Optional[int] = None, progress: Progress = None, read: str = "map") -> list[Report]:
+    """Validate many files in one run of the input engine (threads made once, small files read
+    whole many at a time, big ones over every thread): one :class:`Report` a path, in order. A file
+    that cannot be read does not stop the others: its report's ``error`` says why (and it is not
+    valid). Options as :func:`validate_file`; ``seconds`` is the whole run's."""
+    ps = [os.fspath(p) for p in paths]
+    reports = _gutf8.validate_files([os.fsencode(p) for p in ps], backend, threads, _file_device(device), progress,
+                                    gpu_lanes, read)
+    return [_report(d, p) for d, p in zip(reports, ps)]
 
 
 def _file_error(p: str, d: dict) -> DecodeError:
@@ -390,19 +406,20 @@ def _file_error(p: str, d: dict) -> DecodeError:
 
 
 def decode_file(path: PathLike, errors: str = "strict", *, backend: str = "auto", threads: int = 0,
-                device: Optional[int] = None, progress: Progress = None) -> np.ndarray:
+                device: Optional[int] = None, progress: Progress = None, read: str = "map") -> np.ndarray:
     """Decode a whole UTF-8 file into a ``numpy.uint32`` array (see :func:`decode`)."""
     _policy(errors, _STRICT)
     p = os.fspath(path)
     out, d = _gutf8.decode_file(os.fsencode(p), errors, backend, threads, _file_device(device), progress,
-                                gpu_lanes)
+                                gpu_lanes, read)
     if errors == "strict" and d["errors"]:
         raise _file_error(p, d)
     return out
 
 
 def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backend: str = "auto",
-                threads: int = 0, device: Optional[int] = None, progress: Progress = None) -> Report:
+                threads: int = 0, device: Optional[int] = None, progress: Progress = None,
+                read: str = "map") -> Report:
     """Write the repaired UTF-8 of file `path` to `out` (U+FFFD per error unit, or dropped) and
     return the input's :class:`Report`. `out` is written to a temporary file beside it and
     renamed on success, so a failure never leaves a partial `out` (an existing one stays, and
@@ -416,7 +433,7 @@ def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backe
     except FileNotFoundError:
         existing = None
     run = lambda fd: _gutf8.repair_file(os.fsencode(p), fd, errors, backend, threads, _file_device(device),
-                                            progress, gpu_lanes)
+                                            progress, gpu_lanes, read)
     if existing is not None and not stat.S_ISREG(existing.st_mode):  # a device or a pipe: no rename
         fd = os.open(o, os.O_WRONLY | os.O_CLOEXEC)
         try:

@@ -4,9 +4,30 @@
 
 #include <cerrno>
 
-#include "gutf8/error.hpp"
-
 namespace gutf8_py {
+namespace {
+
+class collector final : public gutf8::run_observer {
+ public:
+  collector(std::vector<file_outcome>& out, const file_sink& sink, const std::function<void(std::uint64_t)>& progress)
+      : out_(out), sink_(sink), progress_(progress) {}
+  bool output(std::size_t index, std::span<const std::byte> bytes) override {
+    if (sink_) sink_(index, bytes);
+    return true;
+  }
+  void done(std::size_t index, const gutf8::input_report& report) override { out_[index].report = report; }
+  void failed(std::size_t index, const gutf8::error& why) override { out_[index].failure = why; }
+  void progress(std::uint64_t bytes) override {
+    if (progress_) progress_(bytes);
+  }
+
+ private:
+  std::vector<file_outcome>& out_;
+  const file_sink& sink_;
+  const std::function<void(std::uint64_t)>& progress_;
+};
+
+}  // namespace
 
 std::uint64_t file_size(const std::string& path) {
   struct stat st {};
@@ -15,10 +36,17 @@ std::uint64_t file_size(const std::string& path) {
   return static_cast<std::uint64_t>(st.st_size);
 }
 
-gutf8::file_report run_file(const std::string& path, const gutf8::file_config& config,
-                            const gutf8::output_sink& sink, const gutf8::progress_function& progress) {
-  (void)file_size(path);
-  return gutf8::process_file(path, config, sink, progress);
+std::vector<file_outcome> run_files(const std::vector<std::string>& paths, const gutf8::run_config& config,
+                                    const file_sink& sink, const std::function<void(std::uint64_t)>& progress,
+                                    double* seconds) {
+  std::vector<gutf8::input> inputs;
+  inputs.reserve(paths.size());
+  for (const std::string& p : paths) inputs.push_back(gutf8::input::file(p));
+  std::vector<file_outcome> out(paths.size());
+  collector c(out, sink, progress);
+  const gutf8::run_report r = gutf8::run(inputs, config, c);
+  if (seconds) *seconds = r.seconds;
+  return out;
 }
 
 }  // namespace gutf8_py

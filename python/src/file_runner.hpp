@@ -1,20 +1,32 @@
-// How the Python package runs a whole file: the library's file pipeline (gutf8::process_file,
-// all CPU cores and the GPUs that pay), after a check that gives Python an OSError for paths that
-// are not regular files.
+// How the Python package runs files: one gutf8::run (the library's input engine) over the paths,
+// outputs to a per-input sink, one outcome a path in order.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
-#include "gutf8/file.hpp"
+#include "gutf8/engine.hpp"
 
 namespace gutf8_py {
 
+struct file_outcome {
+  gutf8::input_report report;
+  std::optional<gutf8::error> failure;  // the file could not be read (report is then empty)
+};
+
+// sink(index, bytes): the output of path `index`, in order (none for validate).
+using file_sink = std::function<void(std::size_t, std::span<const std::byte>)>;
+
 // Size of the regular file at path (throws gutf8::error(io_failure) when it cannot be read or is
-// not a regular file).
+// not a regular file): what decode_file allocates for.
 std::uint64_t file_size(const std::string& path);
 
-gutf8::file_report run_file(const std::string& path, const gutf8::file_config& config,
-                            const gutf8::output_sink& sink, const gutf8::progress_function& progress);
+std::vector<file_outcome> run_files(const std::vector<std::string>& paths, const gutf8::run_config& config,
+                                    const file_sink& sink, const std::function<void(std::uint64_t)>& progress,
+                                    double* seconds = nullptr);
 
 }  // namespace gutf8_py

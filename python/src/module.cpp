@@ -23,7 +23,7 @@
 #include "gutf8/codec.hpp"
 #include "gutf8/detail/utf8_rules.hpp"
 #include "gutf8/error.hpp"
-#include "gutf8/file.hpp"
+#include "gutf8/engine.hpp"
 #include "gutf8/stream.hpp"
 
 #ifdef GUTF8_PY_CUDA
@@ -221,7 +221,7 @@ nb::tuple py_encode(nb::handle data, std::string_view errors, std::string_view b
 // Calls the Python progress callback (if any) with the GIL; what it raises ends the run. It holds
 // a borrowed handle (the caller's argument outlives the call), so the library may copy and drop
 // the function on any thread without touching a reference count.
-gutf8::progress_function progress_caller(nb::handle callback) {
+std::function<void(std::uint64_t)> progress_caller(nb::handle callback) {
   if (callback.is_none()) return {};
   return [callback](std::uint64_t done) {
     nb::gil_scoped_acquire locked;
@@ -238,23 +238,39 @@ void write_all(int fd, std::span<const std::byte> bytes) {
   }
 }
 
-// device < 0: every usable GPU takes pieces (with backend auto only when they pay).
-gutf8::file_config file_config(gutf8::operation op, std::string_view errors, std::string_view backend,
-                               unsigned threads, int device, std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
-  gutf8::file_config c;
+// device < 0: every usable GPU may take pieces (with backend auto only where they pay). Big files
+// are scanned in place, as the CLI does (read="copy" copies them out: a file that shrinks while it
+// is read is then an OSError, where a map of it would end the process with SIGBUS).
+gutf8::run_config run_config(gutf8::operation op, std::string_view errors, std::string_view backend,
+                             unsigned threads, int device, std::string_view read,
+                             std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
+  gutf8::run_config c;
   c.gpu_lanes = std::move(lanes);
   c.stream = {.operation = op, .policy = parse_policy(errors),
               .backend = make_options(backend, threads, device < 0 ? 0 : device)};
   if (device < 0) c.all_devices = true;
   else c.devices = {device};
+  if (read == "map") c.read = gutf8::read_method::map;
+  else if (read == "copy") c.read = gutf8::read_method::copy;
+  else throw nb::value_error("read must be 'map' or 'copy'");
   return c;
 }
 
-// A file's report, with the bytes of its first error unit read back for the exception's end.
-nb::dict file_dict(const std::string& path, const gutf8::file_report& r) {
+// A file's report, with the bytes of its first error unit read back for the exception's end; an
+// unreadable file's "error" (its message) and "errno".
+nb::dict file_dict(const std::string& path, const gutf8_py::file_outcome& o, double seconds) {
+  if (o.failure) {
+    nb::dict d;
+    d["bytes"] = 0;
+    d["errors"] = 0;
+    d["error"] = nb::steal(PyUnicode_DecodeFSDefault(o.failure->what()));
+    d["errno"] = o.failure->errno_value();
+    return d;
+  }
+  const gutf8::input_report& r = o.report;
   nb::dict d = to_dict(r.stats.input);
   d["stopped"] = r.stopped;
-  d["seconds"] = r.timings.seconds;
+  d["seconds"] = seconds;
   if (r.stats.input.first_error) {
     const std::uint64_t at = r.stats.input.first_error->offset;
     std::byte window[4] = {};
@@ -272,62 +288,81 @@ nb::dict file_dict(const std::string& path, const gutf8::file_report& r) {
 // arrives unchanged (str would refuse names that are not UTF-8).
 std::string path_of(const nb::bytes& path) { return {path.c_str(), path.size()}; }
 
-nb::dict py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
-                          nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
-  const std::string path = path_of(path_bytes);
-  const auto config = file_config(gutf8::operation::validate, "replace", backend, threads, device, std::move(lanes));
+// One file through the engine; an unreadable one raises.
+gutf8_py::file_outcome run_one(const std::string& path, const gutf8::run_config& config, const gutf8_py::file_sink& sink,
+                               nb::handle progress, double& seconds) {
   const auto report_progress = progress_caller(progress);
-  gutf8::file_report r;
+  std::vector<gutf8_py::file_outcome> out;
   {
     nb::gil_scoped_release unlocked;
-    r = gutf8_py::run_file(path, config, {}, report_progress);
+    out = gutf8_py::run_files({path}, config, sink, report_progress, &seconds);
   }
-  return file_dict(path, r);
+  if (out.front().failure) throw gutf8::error(gutf8::errc::io_failure, path + ": " + out.front().failure->what(),
+                                              out.front().failure->errno_value());
+  return std::move(out.front());
+}
+
+nb::dict py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
+                          nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
+  const std::string path = path_of(path_bytes);
+  const auto config = run_config(gutf8::operation::validate, "replace", backend, threads, device, read, std::move(lanes));
+  double seconds = 0;
+  const gutf8_py::file_outcome o = run_one(path, config, {}, progress, seconds);
+  return file_dict(path, o, seconds);
+}
+
+// Many files in one run of the engine: one report a path, in order (an unreadable one says why).
+nb::list py_validate_files(const std::vector<nb::bytes>& path_bytes, std::string_view backend, unsigned threads,
+                           int device, nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
+                           std::string_view read) {
+  std::vector<std::string> paths;
+  paths.reserve(path_bytes.size());
+  for (const nb::bytes& p : path_bytes) paths.push_back(path_of(p));
+  const auto config = run_config(gutf8::operation::validate, "replace", backend, threads, device, read, std::move(lanes));
+  const auto report_progress = progress_caller(progress);
+  std::vector<gutf8_py::file_outcome> out;
+  double seconds = 0;
+  {
+    nb::gil_scoped_release unlocked;
+    out = gutf8_py::run_files(paths, config, {}, report_progress, &seconds);
+  }
+  nb::list reports;
+  for (std::size_t i = 0; i < paths.size(); ++i) reports.append(file_dict(paths[i], out[i], seconds));
+  return reports;
 }
 
 // Decodes a file into one numpy array (sized for the worst case, shrunk in place at the end).
 nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, std::string_view backend,
                          unsigned threads, int device, nb::handle progress,
-                         std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
+                         std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
   const std::string path = path_of(path_bytes);
-  const auto config = file_config(gutf8::operation::decode, errors, backend, threads, device, std::move(lanes));
-  const auto report_progress = progress_caller(progress);
+  const auto config = run_config(gutf8::operation::decode, errors, backend, threads, device, read, std::move(lanes));
   const std::uint64_t size = gutf8_py::file_size(path);
   malloc_block out = allocate(size * sizeof(char32_t));
   std::size_t filled = 0;
-  const auto sink = [&](std::span<const std::byte> chunk) {
+  const gutf8_py::file_sink sink = [&](std::size_t, std::span<const std::byte> chunk) {
     if (filled + chunk.size() > size * sizeof(char32_t))
       throw gutf8::error(gutf8::errc::io_failure, path + ": the file grew while it was read");
     std::memcpy(static_cast<std::byte*>(out.get()) + filled, chunk.data(), chunk.size());
     filled += chunk.size();
-    return true;
   };
-  gutf8::file_report r;
-  {
-    nb::gil_scoped_release unlocked;
-    r = gutf8_py::run_file(path, config, sink, report_progress);
-  }
-  return nb::make_tuple(to_array(std::move(out), filled / sizeof(char32_t)), file_dict(path, r));
+  double seconds = 0;
+  const gutf8_py::file_outcome o = run_one(path, config, sink, progress, seconds);
+  return nb::make_tuple(to_array(std::move(out), filled / sizeof(char32_t)), file_dict(path, o, seconds));
 }
 
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
 nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, std::string_view errors, std::string_view backend,
                         unsigned threads, int device, nb::handle progress,
-                        std::shared_ptr<gutf8::gpu_lane_cache> lanes) {
+                        std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
   const std::string path = path_of(path_bytes);
-  const auto config = file_config(gutf8::operation::sanitize, errors, backend, threads, device, std::move(lanes));
-  const auto report_progress = progress_caller(progress);
-  gutf8::file_report r;
-  {
-    nb::gil_scoped_release unlocked;
-    r = gutf8_py::run_file(path, config, [out_fd](std::span<const std::byte> b) {
-                             write_all(out_fd, b);
-                             return true;
-                           },
-                           report_progress);
-  }
-  return file_dict(path, r);
+  const auto config = run_config(gutf8::operation::sanitize, errors, backend, threads, device, read, std::move(lanes));
+  double seconds = 0;
+  const gutf8_py::file_outcome o = run_one(path, config, [out_fd](std::size_t, std::span<const std::byte> b) {
+    write_all(out_fd, b);
+  }, progress, seconds);
+  return file_dict(path, o, seconds);
 }
 
 // OSError(errno, message) where the library knows the errno, which Python turns into its subclass
@@ -391,11 +426,13 @@ NB_MODULE(_gutf8, m) {
       .def("clear", &gutf8::gpu_lane_cache::clear, nb::call_guard<nb::gil_scoped_release>(),
            "Frees the idle lanes.");
   m.def("validate_file", &py_validate_file, "path"_a, "backend"_a, "threads"_a, "device"_a,
-        "progress"_a.none(), "lanes"_a.none());
+        "progress"_a.none(), "lanes"_a.none(), "read"_a);
+  m.def("validate_files", &py_validate_files, "paths"_a, "backend"_a, "threads"_a, "device"_a,
+        "progress"_a.none(), "lanes"_a.none(), "read"_a);
   m.def("decode_file", &py_decode_file, "path"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a,
-        "progress"_a.none(), "lanes"_a.none());
+        "progress"_a.none(), "lanes"_a.none(), "read"_a);
   m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "errors"_a, "backend"_a, "threads"_a,
-        "device"_a, "progress"_a.none(), "lanes"_a.none());
+        "device"_a, "progress"_a.none(), "lanes"_a.none(), "read"_a);
   m.def("cuda_available", &gutf8::cuda_available);
   m.def("cuda_devices", &gutf8::all_devices);
   gutf8_py::bind_columns(m);

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <optional>
+#include <span>
 #include <unistd.h>
 
 #include "cli/input.hpp"
 #include "cli/signals.hpp"
 #include "gutf8/error.hpp"
-#include "gutf8/file.hpp"
 
 namespace gutf8::cli {
 namespace {
@@ -70,115 +72,115 @@ bool invocation::invalid_input_fails() const noexcept {
   return false;
 }
 
-void invocation::for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
-                             std::size_t top_n) {
-  for (const auto& path : options_.inputs) {
-    try {
-      input_file in(path);
-      const input_result result = takes_file_pipeline(in, config) ? run_regular_file(in, config, sink, top_n)
-                                                                  : run_stream(in, config, sink, top_n);
-      done(in.name(), result);
-    } catch (const input_error& e) {
-      unreadable(e);
-    }
-  }
-}
+namespace {
 
-// A non-empty regular file, unless the run needs every byte to pass through one stream: the file
-// pipeline's pieces carry counts, not the bytes that an error list or another text form is made of.
-bool invocation::takes_file_pipeline(const input_file& in, const stream_config& config) {
-  return in.size() && *in.size() != 0 && config.max_listed_errors == 0 && config.form == text_form::utf32le &&
-         !config.bom;
-}
+// The engine's side of one command: outputs to the sink, reports to `done`, in input order.
+class cli_observer final : public run_observer {
+ public:
+  cli_observer(std::span<const gutf8::input> inputs, fd_writer* sink, const invocation::done_function& done,
+               const std::function<void(const std::string&, const std::string&)>& unreadable, progress_bar& bar,
+               stage_times& times)
+      : inputs_(inputs), sink_(sink), done_(done), unreadable_(unreadable), bar_(bar), times_(times) {}
 
-input_result invocation::run_regular_file(input_file& in, const stream_config& config, fd_writer* sink,
-                                       std::size_t top_n) {
-  file_config fc;
-  fc.stream = config;
-  fc.devices = options_.devices;
-  fc.all_devices = options_.all_devices;
-  fc.piece_bytes = std::min<std::size_t>(options_.chunk_size, std::size_t{2} << 20);
-  fc.map_file = std::getenv("GUTF8_NO_MAP") == nullptr;  // pread copies instead, to compare and to test them
-  const std::uint64_t base = in.tell();
-  std::uint64_t done = 0;
-  bool pipe_closed = false;
-  const output_sink write = [&](std::span<const std::byte> bytes) {
+  bool output(std::size_t, std::span<const std::byte> bytes) override {
     stage_timer t(times_.write);
     try {
-      sink->write(bytes);
+      sink_->write(bytes);
       return true;
     } catch (const broken_pipe&) {
-      pipe_closed = true;  // ends the run; its counts so far still decide the exit status
+      pipe_closed_ = true;  // ends the run; the counts so far still decide the exit status
       return false;
     }
-  };
-  const progress_function advance = [&](std::uint64_t reached) {
-    bar_.advance(reached - done);
-    done = reached;
-  };
-  file_report report;
-  {
-    const shrunk_input_guard guard;  // the pipeline scans the file's pages in place
-    try {
-      report = process_file(in.native_handle(), base, fc, sink ? write : output_sink{}, advance, top_n);
-    } catch (const gutf8::error& e) {
-      if (e.code() != errc::io_failure) throw;
-      throw input_error(in.name(), e.what());
-    }
   }
-  if (pipe_closed) {
-    if (invalid_input_fails() && !report.stats.input.valid()) raise(exit_invalid);
+  void done(std::size_t index, const input_report& report) override {
+    const input_result result(report.stats, report.top, report.listed_errors);
+    if (pipe_closed_) {
+      partial_ = result;
+      return;
+    }
+    done_(inputs_[index].name(), result);
+  }
+  void failed(std::size_t index, const gutf8::error& why) override { unreadable_(inputs_[index].name(), why.what()); }
+  void progress(std::uint64_t bytes) override {
+    bar_.advance(bytes - done_bytes_);
+    done_bytes_ = bytes;
+  }
+  [[nodiscard]] bool pipe_closed() const noexcept { return pipe_closed_; }
+  // The counts of the input whose output was cut off by the closed pipe.
+  [[nodiscard]] const std::optional<input_result>& partial() const noexcept { return partial_; }
+
+ private:
+  std::span<const gutf8::input> inputs_;
+  fd_writer* sink_;
+  const invocation::done_function& done_;
+  const std::function<void(const std::string&, const std::string&)>& unreadable_;
+  progress_bar& bar_;
+  stage_times& times_;
+  std::uint64_t done_bytes_ = 0;
+  bool pipe_closed_ = false;
+  std::optional<input_result> partial_;
+};
+
+}  // namespace
+
+run_config invocation::engine_config(const stream_config& config, std::size_t top_n) const {
+  run_config rc;
+  rc.stream = config;
+  rc.devices = options_.devices;
+  rc.all_devices = options_.all_devices;
+  rc.top = top_n;
+  if (options_.chunk_size) {
+    rc.chunk_bytes = *options_.chunk_size;
+    rc.piece_bytes = std::min(*options_.chunk_size, rc.piece_bytes);
+  }
+  // The pages of big files are scanned in place; a file that shrinks meanwhile raises SIGBUS,
+  // which shrunk_input_guard reports. GUTF8_NO_MAP copies them out instead, to compare and to test.
+  rc.read = std::getenv("GUTF8_NO_MAP") == nullptr ? read_method::map : read_method::copy;
+  return rc;
+}
+
+void invocation::for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
+                                std::size_t top_n) {
+  std::vector<gutf8::input> inputs;
+  inputs.reserve(options_.inputs.size());
+  for (const auto& path : options_.inputs) inputs.push_back(input_named(path));
+  const run_config rc = engine_config(config, top_n);
+  plan_ = plan_run(rc).describe();
+  const std::function<void(const std::string&, const std::string&)> unreadable =
+      [this](const std::string& name, const std::string& reason) { this->unreadable(name, reason); };
+  cli_observer observer(inputs, sink, done, unreadable, bar_, times_);
+  run_report report;
+  {
+    const shrunk_input_guard guard;  // the engine scans big files' pages in place
+    report = gutf8::run(inputs, rc, observer);
+  }
+  add_run(report);
+  if (observer.pipe_closed()) {
+    // The reader downstream is gone and the run ends quietly, but what was already found still
+    // decides the exit status (stats reports errors and always exits 0).
+    if (const auto& partial = observer.partial(); partial && invalid_input_fails() && !partial->stats().input.valid())
+      raise(exit_invalid);
     throw broken_pipe{};
   }
-  in.seek(base + report.stats.input.bytes);
-  times_.bytes += report.stats.input.bytes;
-  times_.process += std::chrono::duration_cast<steady_clock::duration>(std::chrono::duration<double>(report.timings.seconds));
-  add_gpu_times(report.timings.gpu);
-  times_.gpu_startup = std::max(times_.gpu_startup, report.timings.gpu_startup_seconds);
-  return {report.stats, std::move(report.top)};
 }
 
-input_result invocation::run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n) {
-  stream_config c = config;
-  c.backend.size_hint = in.size().value_or(0);  // lets --backend=auto weigh the transfer
-  gutf8::stream stream(c);
-  try {
-    pipeline_.run(in, stream, c.backend, chunk_bytes(in.size()), sink, bar_, times_);
-  } catch (const broken_pipe&) {
-    // The reader downstream is gone and the run ends quietly, but what was already found
-    // still decides the exit status (stats reports errors and always exits 0).
-    if (invalid_input_fails() && !stream.stats().input.valid()) raise(exit_invalid);
-    throw;
-  }
-  add_gpu_times(stream.timings());
-  const auto errors = stream.listed_errors();
-  return {stream.stats(), config.histogram && top_n != 0 ? stream.top(top_n) : std::vector<code_point_count>{},
-          {errors.begin(), errors.end()}};
+void invocation::add_run(const run_report& r) {
+  times_.bytes += r.bytes;
+  times_.cpu_bytes += r.cpu_bytes;
+  times_.process += std::chrono::duration_cast<steady_clock::duration>(std::chrono::duration<double>(r.seconds));
+  times_.h2d += r.gpu.h2d_seconds;
+  times_.kernels += r.gpu.kernel_seconds;
+  times_.d2h += r.gpu.d2h_seconds;
+  times_.staging += r.gpu.staging_seconds;
+  times_.gpu_bytes += r.gpu_bytes;
+  times_.gpu_memory_fallback |= r.gpu.gpu_memory_fallback;
+  times_.gpu_startup = std::max(times_.gpu_startup, r.gpu_startup_seconds);
 }
 
-void invocation::add_gpu_times(const stream_timings& gpu) {
-  times_.h2d += gpu.h2d_seconds;
-  times_.kernels += gpu.kernel_seconds;
-  times_.d2h += gpu.d2h_seconds;
-  times_.staging += gpu.staging_seconds;
-  times_.gpu_bytes += gpu.gpu_bytes;
-  times_.gpu_memory_fallback |= gpu.gpu_memory_fallback;
-}
-
-void invocation::unreadable(const input_error& e) {
-  error(e.what());
+void invocation::unreadable(const std::string& name, const std::string& reason) {
+  error(name + ": " + reason);
   raise(exit_failure);
-  if (on_unreadable_) on_unreadable_(e.name(), e.reason());
-}
-
-// --chunk-size bytes, or less when the input is a smaller regular file (so a 1 KiB file does
-// not cost 16 MiB buffers).
-std::size_t invocation::chunk_bytes(std::optional<std::uint64_t> input_size) const {
-  constexpr std::uint64_t small = 64 * 1024;
-  std::size_t wanted = options_.chunk_size;
-  if (input_size)
-    wanted = std::size_t(std::min<std::uint64_t>(wanted, std::max(*input_size + 1, small)));
-  return wanted;
+  if (on_unreadable_) on_unreadable_(name, reason);
 }
 
 void invocation::finish() {
@@ -200,9 +202,9 @@ void invocation::finish() {
   } else if (options_.backend.backend == backend::auto_select) {
     gpu = " (the CPU did all the work)";
   }
-  error("backend " + std::string(backend_name(options_.backend.backend)) + gpu + ", chunk size " +
-        human_bytes(options_.chunk_size) + ", " + std::to_string(options_.inputs.size()) +
-        (options_.inputs.size() == 1 ? " input" : " inputs"));
+  error("backend " + std::string(backend_name(options_.backend.backend)) + gpu + ", " +
+        std::to_string(options_.inputs.size()) + (options_.inputs.size() == 1 ? " input" : " inputs"));
+  if (!plan_.empty()) error("plan: " + plan_);
   error(times_.report());
 }
 

@@ -1,5 +1,5 @@
 // One invocation of gutf8 (a run of one command): the options, the exit status so far, stderr messages, standard
-// output, and the loop that feeds each input through a gutf8::stream.
+// output, and the one run of the library's input engine over every input named.
 #pragma once
 
 #include <cstdint>
@@ -14,16 +14,14 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
-#include "cli/pipeline.hpp"
 #include "cli/progress.hpp"
+#include "gutf8/engine.hpp"
 #include "gutf8/stream.hpp"
 
 namespace gutf8::cli {
 
 // SPEC §2. The final status of a run is the most severe one seen (3 > 1 > 0).
 enum exit_status : int { exit_ok = 0, exit_invalid = 1, exit_usage = 2, exit_failure = 3 };
-
-class input_file;
 
 // What one input gave: its counts, for stats --top its most frequent code points, and for
 // --list-errors its first error units.
@@ -61,12 +59,11 @@ class invocation {
 
   [[nodiscard]] stream_config config(operation op, bool histogram = false) const;
 
-  // Runs each input, in order: a regular file through the library's file pipeline
-  // (gutf8::process_file: pieces on all cores and the GPUs), anything else through a fresh stream
-  // with reading, processing and writing overlapped (cli/pipeline.hpp). The output goes to sink
-  // (none for validate/stats). done(name, result) runs when an input has ended or strict mode
-  // stopped it; top_n: how many code points result.top() may give (stats --top). An input that
-  // cannot be read is reported, raises exit_failure and does not stop the others.
+  // Runs every input through one gutf8::run (include/gutf8/engine.hpp); the outputs go to sink in
+  // input order (none for validate/stats). done(name, result) runs, in input order, when an input
+  // has ended or strict mode stopped it; top_n: how many code points result.top() may give (stats
+  // --top). An input that cannot be read is reported, raises exit_failure and does not stop the
+  // others.
   using done_function = std::function<void(const std::string& name, const input_result&)>;
   void for_each_input(const stream_config& config, fd_writer* sink, const done_function& done,
                       std::size_t top_n = 0);
@@ -78,21 +75,18 @@ class invocation {
   void finish();
 
  private:
-  [[nodiscard]] std::size_t chunk_bytes(std::optional<std::uint64_t> input_size) const;
-  static bool takes_file_pipeline(const input_file& in, const stream_config& config);
-  input_result run_regular_file(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n);
-  void add_gpu_times(const stream_timings& gpu);
-  input_result run_stream(input_file& in, const stream_config& config, fd_writer* sink, std::size_t top_n);
+  [[nodiscard]] run_config engine_config(const stream_config& config, std::size_t top_n) const;
+  void add_run(const run_report& r);
 
   const cli_options& options_;
   exit_status status_ = exit_ok;
   fd_writer stdout_;
   progress_bar bar_;
   stage_times times_;
-  pipeline pipeline_;  // its buffers are reused for every input
+  std::string plan_;  // the engine's plan, for --verbose
   unreadable_function on_unreadable_;
 
-  void unreadable(const input_error& e);
+  void unreadable(const std::string& name, const std::string& reason);
 };
 
 // Where a command's text goes: -o OUT (atomically) or standard output.

@@ -14,7 +14,7 @@
 
 #include "cli/progress.hpp"
 #include "gutf8/error.hpp"
-#include "gutf8/file.hpp"
+#include "gutf8/engine.hpp"
 #include "gutf8/version.hpp"
 
 namespace gutf8::cli {
@@ -27,7 +27,7 @@ namespace {
 struct raw_values {
   std::string backend = "auto";
   std::string device = "0";
-  std::string chunk_size = "16M";
+  std::string chunk_size;  // empty: the engine's default
   std::string gpu_memory = "0";
   std::string threads = "0";
   std::string top = "0";
@@ -48,6 +48,13 @@ std::string help_hint(std::optional<command> c) {
   return c ? "gutf8 " + std::string(name_of(*c)) + " --help" : std::string("gutf8 --help");
 }
 
+// "4M", "2M", "64K": a size as --chunk-size takes it.
+std::string size_text(std::size_t bytes) {
+  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes % (std::size_t{1} << 10) == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
 po::options_description common_options(raw_values& v) {
   po::options_description d("Common options");
   d.add_options()
@@ -58,14 +65,14 @@ po::options_description common_options(raw_values& v) {
      "CUDA device ordinal, a comma-separated list, or all usable GPUs; a regular file is spread "
      "over every GPU named (default 0)")
     ("chunk-size", po::value(&v.chunk_size)->value_name("SIZE"),
-     "read and process SIZE bytes at a time (16 to 1G; K, M and G are multiples of 1024; "
-     "default 16M): applies to standard input, pipes and the GPU backend; the CPU backend "
-     "runs a regular file in pieces of the smaller of SIZE and 2M")
+     ("read standard input and pipes SIZE bytes at a time, and cut big files into pieces of the smaller of "
+      "SIZE and " + size_text(run_config{}.piece_bytes) + " (16 to 1G; K, M and G are multiples of 1024; default " +
+      size_text(run_config{}.chunk_bytes) + ")").c_str())
     ("gpu-memory", po::value(&v.gpu_memory)->value_name("SIZE"),
      "cap the GPU memory gutf8 uses on each GPU; K, M and G as for --chunk-size, 0 = no cap (default 0); "
      "with --backend=cuda too little is exit 3, with auto it falls back to the CPU")
     ("threads", po::value(&v.threads)->value_name("N"),
-     "CPU threads; 0 = automatic: all, or for a regular file on the CPU seven in eight (default 0)")
+     "CPU threads; 0 = automatic: seven in eight of the hardware threads (default 0)")
     ("progress", po::bool_switch(&v.progress),
      "progress bar on stderr when it is a terminal (default)")
     ("no-progress", po::bool_switch(&v.no_progress), "no progress bar")
@@ -325,18 +332,41 @@ void check_combinations(command c, const raw_values& v) {
     fail(std::string(report) + " with --replace or --drop needs -o OUT (standard output carries the report)");
 }
 
+int device_number(std::string_view text, const std::string& hint) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || text.front() == '-' || ec != std::errc() || ptr != end)
+    throw usage_error("invalid value '" + std::string(text) + "' for --device: not a GPU number (expected all, or numbers "
+                      "from 0 to " + std::to_string(std::numeric_limits<int>::max()) + " separated by commas)", hint);
+  return value;
+}
+
+}  // namespace
+
+device_list parse_device_list(std::string_view text, const std::string& hint) {
+  device_list list;
+  if (text == "all") {
+    list.all = true;
+    return list;
+  }
+  for (;;) {
+    const std::size_t comma = text.find(',');
+    list.devices.push_back(device_number(text.substr(0, comma), hint));
+    if (comma == std::string_view::npos) return list;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+namespace {
+
 // --device N, N,M,... or all: the first listed is the one a stream (standard input) uses.
 void parse_devices(const std::string& text, command c, cli_options& o) {
-  device_list list;
-  try {
-    list = parse_device_list(text);
-  } catch (const error& e) {
-    throw usage_error("invalid value '" + text + "' for --device: " + e.what(), help_hint(c));
-  }
+  const device_list list = parse_device_list(text, help_hint(c));
   o.all_devices = list.all;
   if (list.all) return;
   o.backend.device = list.devices.front();
-  if (list.devices.size() > 1) o.devices = std::move(list.devices);  // one GPU: options::device says it
+  if (list.devices.size() > 1) o.devices = list.devices;  // one GPU: options::device says it
 }
 
 cli_options to_options(command c, const raw_values& v) {
@@ -368,7 +398,7 @@ cli_options to_options(command c, const raw_values& v) {
   parse_devices(v.device, c, o);
   o.backend.threads = parse_unsigned<unsigned>(v.threads, "threads", c);
   try {
-    o.chunk_size = parse_size(v.chunk_size, "chunk-size", min_chunk_size, max_chunk_size);
+    if (!v.chunk_size.empty()) o.chunk_size = parse_size(v.chunk_size, "chunk-size", min_chunk_size, max_chunk_size);
     o.backend.device_memory_limit = parse_size(v.gpu_memory, "gpu-memory", 0,
                                                std::numeric_limits<std::size_t>::max());
   } catch (const usage_error& e) {

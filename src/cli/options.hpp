@@ -31,7 +31,6 @@ enum class command : unsigned char { decode, encode, validate, stats };
 std::string_view name_of(command c) noexcept;
 
 inline constexpr std::size_t default_max_errors = 1000;
-inline constexpr std::size_t default_chunk_size = std::size_t{16} << 20;  // 16 MiB
 inline constexpr std::size_t min_chunk_size = 16;
 // Buffers of a few chunks are allocated up front (decode output is 4x); beyond 1 GiB they buy no
 // speed and risk a bare out-of-memory failure.
@@ -56,7 +55,7 @@ struct cli_options {
   gutf8::options backend{};
   std::vector<int> devices;            // --device N,M,...: the GPUs a regular file is spread over
   bool all_devices = false;            // --device all
-  std::size_t chunk_size = default_chunk_size;
+  std::optional<std::size_t> chunk_size;  // --chunk-size; none: the engine's default
   bool progress = true;                // still needs stderr to be a terminal
   bool verbose = false;
 };
@@ -70,6 +69,14 @@ struct parse_result {
 
 // Throws usage_error for anything malformed.
 parse_result parse_command_line(int argc, const char* const* argv);
+
+// The GPUs --device names: "all", or GPU numbers separated by commas ("0", "1,0"). Throws
+// usage_error (suggesting `help_hint`) on anything else.
+struct device_list {
+  std::vector<int> devices;  // in the order given; empty with all
+  bool all = false;          // every usable GPU
+};
+device_list parse_device_list(std::string_view text, const std::string& help_hint = "gutf8 --help");
 
 // "16", "64K", "1M", "2G" (multiples of 1024); throws usage_error outside [min, max] bytes or
 // when malformed. Exposed for the tests of the option parser.

@@ -133,10 +133,8 @@ void progress_bar::clear() {
 
 std::string stage_times::report() const {
   const auto total = steady_clock::now() - start;
-  std::string text = format("read %.3f s, process %.3f s", seconds(read), seconds(process));
-  if (workers > 1) text += format(" (summed over %u workers)", workers);
-  text += format(" (H2D %.3f s, kernels %.3f s, D2H %.3f s, staging %.3f s; ", h2d, kernels, d2h,
-                 staging);
+  std::string text = format("read and process %.3f s (CPU workers %s; ", seconds(process), human_bytes(cpu_bytes).c_str());
+  text += format("H2D %.3f s, kernels %.3f s, D2H %.3f s, staging %.3f s; ", h2d, kernels, d2h, staging);
   text += human_bytes(gpu_bytes);
   if (gpu_startup > 0) text += format(" on the GPU after a start-up of %.3f s", gpu_startup);
   else text += " on the GPU";

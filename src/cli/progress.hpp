@@ -51,17 +51,16 @@ class progress_bar {
   bool shown_ = false;
 };
 
-// Time spent in each stage, for --verbose. read and write are the busy times of the reader and
-// writer threads, process the time this thread spent in the library (feed); h2d, kernels and d2h
-// are the GPU's share of it (CUDA events, gutf8::stream::timings), staging the host copies
-// through page-locked buffers. Stages overlap, so they add up to more than the total.
+// Time spent in each stage, for --verbose. process is the engine's run (its workers read and
+// process the inputs), write the time this thread spent writing outputs inside it; h2d, kernels
+// and d2h are the GPU lanes' share (CUDA events), staging their host copies through page-locked
+// buffers. Stages overlap, so they add up to more than the total.
 struct stage_times {
-  steady_clock::duration read{}, process{}, write{};
+  steady_clock::duration process{}, write{};
   double h2d = 0, kernels = 0, d2h = 0, staging = 0;  // seconds
   double gpu_startup = 0;  // seconds: CUDA's start-up on the GPU lanes' threads, beside the CPU's work
-  std::uint64_t bytes = 0, gpu_bytes = 0;
+  std::uint64_t bytes = 0, cpu_bytes = 0, gpu_bytes = 0;
   bool gpu_memory_fallback = false;  // --backend=auto left the GPU for lack of its memory
-  unsigned workers = 0;  // > 1: read and process are summed over this many piece workers
   steady_clock::time_point start = steady_clock::now();
 
   [[nodiscard]] std::string report() const;  // one line, without "gutf8: "

@@ -1,6 +1,6 @@
 #include "gutf8/codec.hpp"
 #include "gutf8/cuda_resources.hpp"
-#include "gutf8/file.hpp"
+#include "gutf8/engine.hpp"
 
 namespace gutf8 {
 

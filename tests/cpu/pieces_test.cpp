@@ -10,7 +10,7 @@
 
 #include "check.hpp"
 #include "codec/cpu_block.hpp"
-#include "file/pieces.hpp"
+#include "engine/pieces.hpp"
 #include "codec/stream_core.hpp"
 
 namespace {

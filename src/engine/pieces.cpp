@@ -1,4 +1,4 @@
-#include "file/pieces.hpp"
+#include "engine/pieces.hpp"
 
 #include "codec/boundary.hpp"
 

@@ -25,6 +25,8 @@ class mapped_range {
   // as the scan touches them. False when a page lies past the file's end (it shrank: reading it
   // would raise SIGBUS); true where the system cannot tell (it then faults page by page).
   [[nodiscard]] bool populate(std::uint64_t offset, std::size_t length) const noexcept;
+  // Drops the whole pages of a range from the process (MADV_DONTNEED); they map again if read.
+  void release(std::uint64_t offset, std::uint64_t length) const noexcept;
 
  private:
   mapped_range(void* base, std::size_t length, std::size_t skew) noexcept;

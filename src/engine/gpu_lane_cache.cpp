@@ -1,11 +1,11 @@
-// gutf8::gpu_lane_cache (include/gutf8/file.hpp): idle GPU lanes' resources between file runs,
-// taken and given back by the lanes (file/workers.cpp) under one mutex.
+// gutf8::gpu_lane_cache (include/gutf8/engine.hpp): idle GPU lanes' resources between runs, taken
+// and given back by the lanes (engine/lanes.cpp) under one mutex.
 #include <algorithm>
 #include <deque>
 #include <mutex>
 
-#include "file/workers.hpp"
-#include "gutf8/file.hpp"
+#include "engine/lanes.hpp"
+#include "gutf8/engine.hpp"
 
 namespace gutf8 {
 
@@ -42,8 +42,8 @@ void gpu_lane_cache::clear() {
 
 namespace internal {
 
-std::optional<lane_resources> gpu_lane_cache_access::take(gpu_lane_cache& cache, const lane_shape& shape) {
-  gpu_lane_cache::state& s = *cache.state_;
+std::optional<lane_resources> lane_cache::take(gpu_lane_cache& cache, const lane_shape& shape) {
+  gpu_lane_cache::state& s = cache.lanes();
   std::lock_guard lock(s.m);
   const auto it = std::ranges::find_if(s.idle, [&](const lane_resources& l) { return l.shape == shape; });
   if (it == s.idle.end()) return std::nullopt;
@@ -52,13 +52,13 @@ std::optional<lane_resources> gpu_lane_cache_access::take(gpu_lane_cache& cache,
   return lane;
 }
 
-void gpu_lane_cache_access::count_built(gpu_lane_cache& cache) {
-  std::lock_guard lock(cache.state_->m);
-  ++cache.state_->built;
+void lane_cache::count_built(gpu_lane_cache& cache) {
+  std::lock_guard lock(cache.lanes().m);
+  ++cache.lanes().built;
 }
 
-void gpu_lane_cache_access::give_back(gpu_lane_cache& cache, lane_resources&& lane) {
-  gpu_lane_cache::state& s = *cache.state_;
+void lane_cache::give_back(gpu_lane_cache& cache, lane_resources&& lane) {
+  gpu_lane_cache::state& s = cache.lanes();
   std::deque<lane_resources> freed;
   {
     std::lock_guard lock(s.m);

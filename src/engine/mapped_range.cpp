@@ -1,4 +1,4 @@
-#include "file/mapped_range.hpp"
+#include "engine/mapped_range.hpp"
 
 #include <cerrno>
 
@@ -38,6 +38,13 @@ mapped_range& mapped_range::operator=(mapped_range&& other) noexcept {
 mapped_range::~mapped_range() {
   if (base_ == nullptr) return;
   ::munmap(base_, length_);
+}
+
+void mapped_range::release(std::uint64_t offset, std::uint64_t length) const noexcept {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto from = (reinterpret_cast<std::uintptr_t>(bytes_ + offset) + page - 1) / page * page;
+  const auto to = reinterpret_cast<std::uintptr_t>(bytes_ + offset + length) / page * page;
+  if (to > from) (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
 bool mapped_range::populate(std::uint64_t offset, std::size_t length) const noexcept {

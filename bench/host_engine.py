@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""The input engine against its peers, side by side in one run (wall clock from process start,
+files in the page cache, median of --reps runs).
+
+Cases (--cases, comma-separated):
+  big      validate / decode of big text files: gutf8 at 1 and all threads against the simdutf peer
+           (../shared/peers, `simdutf_files validate|decode FILE T`); `validate --replace -o /dev/null`
+           against gutf8's own validate
+  scaling  validate of the first big English file at 1..all threads, gutf8 beside simdutf
+  small    `validate -l` over many small files against `isutf8 -l` (and --backend=cuda with --cuda)
+  pipe     `cat FILE | gutf8 validate` against `cat FILE | wc -c`
+  python   gutf8.validate_file against the CLI, gutf8.validate_files over the small files against isutf8 -l
+
+Inputs are made under --work from the bundled samples (corpus/make_corpus.py tile, then repeated),
+once; the small files are seeded (sizes 0.2-20 KB log-uniform, 1 % with one invalid byte).
+Writes CSV rows to --out (case,tool,input,threads,median_s,gb_per_s,runs) and prints a table last.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import random
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def parse_size(s: str) -> int:
+    s = s.strip().upper()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(float(s[:-1]) * mult[s[-1]]) if s[-1] in mult else int(s)
+
+
+def text_file(work: str, kind: str, size: int) -> str:
+    """A file of `size` bytes of valid text of `kind`: a 64 MiB tile repeated (cut at a line end)."""
+    path = os.path.join(work, f"{kind}-{size >> 20}M.txt")
+    if os.path.exists(path) and os.path.getsize(path) == size:
+        return path
+    base = os.path.join(work, f"base-{kind}.txt")
+    if not os.path.exists(base):
+        subprocess.run([sys.executable, os.path.join(ROOT, "corpus", "make_corpus.py"), "tile", "--size", "64M",
+                        "--kind", kind, base], check=True, stdout=subprocess.DEVNULL)
+    data = open(base, "rb").read()
+    data = data[: data.rindex(b"\n") + 1]  # whole lines, so the repeats stay valid UTF-8
+    with open(path, "wb") as f:
+        left = size
+        while left > 0:
+            f.write(data[:left])
+            left -= min(left, len(data))
+    return path
+
+
+def small_files(work: str, count: int, seed: int = 7) -> list[str]:
+    """`count` files of 0.2-20 KB cut at line ends from the samples; 1 % get one invalid byte."""
+    folder = os.path.join(work, f"small-{count}")
+    names = [os.path.join(folder, f"f{i:06d}.txt") for i in range(count)]
+    if os.path.isdir(folder) and len(os.listdir(folder)) == count:
+        return names
+    os.makedirs(folder, exist_ok=True)
+    rng = random.Random(seed)
+    samples = [open(os.path.join(ROOT, "corpus", "sample", f), "rb").read()
+               for f in sorted(os.listdir(os.path.join(ROOT, "corpus", "sample"))) if f.endswith(".txt")]
+    for name in names:
+        text = rng.choice(samples)
+        size = int(math.exp(rng.uniform(math.log(200), math.log(20_000))))
+        start = text.find(b"\n", rng.randrange(max(1, len(text) - size))) + 1
+        body = (text[start:] + text)[:size]
+        body = body[: body.rfind(b"\n") + 1] or body[:1]
+        if rng.random() < 0.01:
+            k = rng.randrange(len(body))
+            body = body[:k] + bytes([rng.choice([0x80, 0xC0, 0xFF, 0xED])]) + body[k + 1:]
+        with open(name, "wb") as f:
+            f.write(body)
+    return names
+
+
+def timed(cmd: str | list[str], reps: int, stdin_devnull: bool = True) -> tuple[float, list[float], int]:
+    """Median wall time of `cmd` (a shell string runs through bash), its runs and its last exit status."""
+    runs, rc = [], 0
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, shell=isinstance(cmd, str), executable="/bin/bash" if isinstance(cmd, str) else None,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL if stdin_devnull else None)
+        runs.append(time.perf_counter() - t0)
+        rc = p.returncode
+        if rc not in (0, 1):
+            sys.stderr.write(f"{cmd}: exit {rc}: {p.stderr.decode(errors='replace')[:400]}\n")
+    return statistics.median(runs), runs, rc
+
+
+class Recorder:
+    def __init__(self, out: str, commit: str, machine: str) -> None:
+        self.rows: list[dict] = []
+        self.out, self.commit, self.machine = out, commit, machine
+
+    def add(self, case: str, tool: str, inp: str, threads: int | str, bytes_: int, median: float, runs: list[float]) -> None:
+        row = dict(case=case, tool=tool, input=inp, threads=threads, median_s=f"{median:.4f}",
+                   gb_per_s=f"{bytes_ / median / 1e9:.2f}" if bytes_ else "",
+                   runs=" ".join(f"{r:.4f}" for r in runs), commit=self.commit, machine=self.machine)
+        self.rows.append(row)
+        print(f"{case:8} {tool:34} {inp:22} T={threads!s:4} {median:8.4f} s  {row['gb_per_s']:>7} GB/s", flush=True)
+        with open(self.out, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(row))
+            w.writeheader()
+            w.writerows(self.rows)
+
+
+def big_case(a, rec: Recorder, files: list[tuple[str, str]]) -> None:
+    for label, path in files:
+        size = os.path.getsize(path)
+        for t in (1, a.threads):
+            for op in ("validate", "decode"):
+                out = "" if op == "validate" else " -o /dev/null"
+                m, runs, _ = timed(f"{a.gutf8} {op} --backend=cpu --threads {t}{out} {shlex.quote(path)}", a.reps)
+                rec.add("big", f"gutf8 {op}", label, t, size, m, runs)
+                if a.simdutf:
+                    m, runs, _ = timed([a.simdutf, op, path, str(t)], a.reps)
+                    rec.add("big", f"simdutf {op}", label, t, size, m, runs)
+        m, runs, _ = timed(f"{a.gutf8} validate --replace --backend=cpu -o /dev/null {shlex.quote(path)}", a.reps)
+        rec.add("big", "gutf8 validate --replace", label, a.threads, size, m, runs)
+
+
+def scaling_case(a, rec: Recorder, path: str, label: str) -> None:
+    size = os.path.getsize(path)
+    for t in sorted({1, 2, 4, 8, 12, a.threads}):
+        m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu --threads {t} {shlex.quote(path)}", a.reps)
+        rec.add("scaling", "gutf8 validate", label, t, size, m, runs)
+        if a.simdutf:
+            m, runs, _ = timed([a.simdutf, "validate", path, str(t)], a.reps)
+            rec.add("scaling", "simdutf validate", label, t, size, m, runs)
+
+
+def small_case(a, rec: Recorder, names: list[str]) -> None:
+    total = sum(os.path.getsize(n) for n in names)
+    label = f"{len(names)} small files"
+    listing = os.path.join(a.work, f"small-{len(names)}.list")
+    with open(listing, "w") as f:
+        f.write("\n".join(names))
+    m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {a.isutf8} -l", a.reps)
+    rec.add("small", "isutf8 -l", label, 1, total, m, runs)
+    m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cpu", a.reps)
+    rec.add("small", "gutf8 validate -l --backend=cpu", label, a.threads, total, m, runs)
+    if a.cuda:
+        m, runs, _ = timed(f"timeout {a.cuda_timeout} xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cuda", a.reps)
+        rec.add("small", "gutf8 validate -l --backend=cuda", label, a.threads, total, m, runs)
+
+
+def pipe_case(a, rec: Recorder, path: str, label: str) -> None:
+    size = os.path.getsize(path)
+    m, runs, _ = timed(f"cat {shlex.quote(path)} | wc -c", a.reps)
+    rec.add("pipe", "cat | wc -c", label, 1, size, m, runs)
+    m, runs, _ = timed(f"cat {shlex.quote(path)} | {a.gutf8} validate --backend=cpu", a.reps)
+    rec.add("pipe", "cat | gutf8 validate", label, a.threads, size, m, runs)
+
+
+def python_case(a, rec: Recorder, path: str, label: str, names: list[str]) -> None:
+    size = os.path.getsize(path)
+    py = f"{sys.executable} -c " + shlex.quote(
+        f"import gutf8; r = gutf8.validate_file({path!r}, backend='cpu'); assert r.valid")
+    m, runs, _ = timed(py, a.reps)
+    rec.add("python", "gutf8.validate_file", label, a.threads, size, m, runs)
+    m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu {shlex.quote(path)}", a.reps)
+    rec.add("python", "gutf8 validate (CLI)", label, a.threads, size, m, runs)
+    listing = os.path.join(a.work, f"small-{len(names)}.list")
+    total = sum(os.path.getsize(n) for n in names)
+    py = f"{sys.executable} -c " + shlex.quote(
+        f"import gutf8; names = open({listing!r}).read().split(); "
+        "bad = [r.path for r in gutf8.validate_files(names, backend='cpu') if not r.valid]")
+    m, runs, _ = timed(py, a.reps)
+    rec.add("python", "gutf8.validate_files", f"{len(names)} small files", a.threads, total, m, runs)
+    m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {a.isutf8} -l", a.reps)
+    rec.add("python", "isutf8 -l", f"{len(names)} small files", 1, total, m, runs)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--gutf8", required=True)
+    p.add_argument("--simdutf", default="")
+    p.add_argument("--isutf8", default="isutf8")
+    p.add_argument("--work", default="/tmp/gutf8-host-engine")
+    p.add_argument("--out", default="host_engine.csv")
+    p.add_argument("--cases", default="big,scaling,small,pipe")
+    p.add_argument("--sizes", default="2G", help="big files' sizes, e.g. 2G,16G")
+    p.add_argument("--kinds", default="ascii:English,cjk:Chinese")
+    p.add_argument("--small", type=int, default=20_000)
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--cuda", action="store_true", help="also --backend=cuda over the small files")
+    p.add_argument("--cuda-timeout", type=int, default=60)
+    p.add_argument("--commit", default="")
+    p.add_argument("--machine", default="")
+    a = p.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    cases = a.cases.split(",")
+    rec = Recorder(a.out, a.commit, a.machine)
+    kinds = [k.split(":") for k in a.kinds.split(",")]
+    sizes = [parse_size(s) for s in a.sizes.split(",")]
+    big = [(f"{label} {s >> 30} GiB", text_file(a.work, kind, s)) for s in sizes for kind, label in kinds] \
+        if {"big", "scaling", "pipe", "python"} & set(cases) else []
+    names = small_files(a.work, a.small) if {"small", "python"} & set(cases) else []
+    if big:  # the page cache holds every input before the first timing
+        subprocess.run(["cat", *[f for _, f in big]], stdout=subprocess.DEVNULL, check=True)
+    if "big" in cases:
+        big_case(a, rec, big)
+    if "scaling" in cases:
+        scaling_case(a, rec, big[0][1], big[0][0])
+    if "small" in cases:
+        small_case(a, rec, names)
+    if "pipe" in cases:
+        pipe_case(a, rec, big[0][1], big[0][0])
+    if "python" in cases:
+        python_case(a, rec, big[0][1], big[0][0], names)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

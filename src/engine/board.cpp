@@ -1,0 +1,353 @@
+#include "engine/board.hpp"
+
+#include <algorithm>
+
+#include "gutf8/error.hpp"
+
+namespace gutf8::internal {
+
+board::board(std::size_t inputs, const board_limits& limits, std::size_t workers, std::size_t takers)
+    : inputs_(inputs), limits_(limits), working_(workers), takers_(takers) {}
+
+void board::set_workers(std::size_t workers, std::size_t takers) {
+  std::lock_guard lock(m_);
+  working_ = workers;
+  takers_ = takers;
+}
+
+bool board::within_budget(const job& j, std::uint64_t piece, std::uint64_t count) const noexcept {
+  if (is_front(j)) return piece < j.committed_ + limits_.ahead;
+  return behind_in_flight_ == 0 || behind_in_flight_ + count <= limits_.ahead;
+}
+
+void board::take(job& j, std::uint64_t count) {
+  j.in_flight_ += count;
+  if (!is_front(j)) behind_in_flight_ += count;
+}
+
+// ------------------------------------------------------------------------- claims ----
+
+std::optional<task> board::work_in(job& j, const worker_traits& w) {
+  if (j.closed_ || j.shape_ == job_shape::unopened) return std::nullopt;
+  if (!(j.gpu ? w.gpu || w.processes : w.processes)) return std::nullopt;
+  if (w.takes_given_back && !j.given_back_.empty()) {
+    piece_run& back = j.given_back_.front();
+    const piece_run run{back.first, std::min(w.run_pieces, back.count)};
+    back.first += run.count;
+    back.count -= run.count;
+    if (back.count == 0) j.given_back_.pop_front();
+    j.unfinished_ += run.count;
+    return task{task::kind::run, &j, run};
+  }
+  if (j.next_ >= j.readable_) return std::nullopt;
+  // Chunks were counted in flight when their reader reserved them.
+  const bool reserved = j.shape_ == job_shape::chunks;
+  const std::uint64_t most = j.shape_ == job_shape::pieces ? w.run_pieces : 1;
+  const piece_run run{j.next_, std::min(most, j.readable_ - j.next_)};
+  if (!reserved && !within_budget(j, run.first, run.count)) return std::nullopt;
+  j.next_ += run.count;
+  j.unfinished_ += run.count;
+  if (!reserved) take(j, run.count);
+  return task{task::kind::run, &j, run};
+}
+
+std::optional<task> board::find_work(const worker_traits& w) {
+  for (const auto& jp : jobs_) {
+    job& j = *jp;
+    if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && within_budget(j, 0, 1)) {
+      j.opening_ = true;
+      take(j, 1);
+      return task{task::kind::open, &j, {}};
+    }
+    if (auto t = work_in(j, w)) return t;
+  }
+  const bool more = first_ + jobs_.size() < inputs_;
+  if (!more || !w.opens || holding_ >= limits_.open_jobs) return std::nullopt;
+  auto fresh = std::make_unique<job>(first_ + jobs_.size());
+  if (!jobs_.empty() && !within_budget(*fresh, 0, 1)) return std::nullopt;
+  job& j = *jobs_.emplace_back(std::move(fresh));
+  j.opening_ = true;
+  take(j, 1);
+  return task{task::kind::open, &j, {}};
+}
+
+bool board::nothing_left(const worker_traits& w) const {
+  if (first_ + jobs_.size() < inputs_) return false;
+  return std::ranges::all_of(jobs_, [&](const auto& jp) {
+    const job& j = *jp;
+    if (j.closed_) return true;
+    if (j.shape_ == job_shape::unopened || j.reading_ || !j.complete_ || j.unfinished_ != 0) return false;
+    return j.next_ >= j.readable_ && (j.given_back_.empty() || !w.takes_given_back);
+  });
+}
+
+std::optional<task> board::claim(const worker_traits& w, const std::function<void()>& before_wait) {
+  std::unique_lock lock(m_);
+  bool told = false;
+  for (;;) {
+    if (cancelled_) return std::nullopt;
+    if (auto t = find_work(w)) return t;
+    if (nothing_left(w)) return std::nullopt;
+    if (before_wait && !told) {
+      told = true;
+      lock.unlock();
+      before_wait();
+      lock.lock();
+      continue;  // the board may have changed meanwhile
+    }
+    changed_.wait(lock);
+  }
+}
+
+std::optional<task> board::try_claim(const worker_traits& w) {
+  worker_traits helper = w;
+  helper.opens = false;
+  std::lock_guard lock(m_);
+  if (cancelled_) return std::nullopt;
+  return find_work(helper);
+}
+
+// ---------------------------------------------------------------------- openers ----
+
+void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd) {
+  {
+    std::lock_guard lock(m_);
+    j.opening_ = false;
+    j.shape_ = shape;
+    j.readable_ = readable;
+    j.complete_ = shape != job_shape::chunks;
+    j.holds_fd_ = holds_fd;
+    holding_ += holds_fd ? 1 : 0;
+    // The open's slot in flight: the opener's own piece of a whole job, else given up.
+    if (shape == job_shape::whole && readable == 0) {
+      j.next_ = j.readable_ = pieces;
+      j.unfinished_ += pieces;
+    } else {
+      j.in_flight_ -= 1;
+      if (!is_front(j)) behind_in_flight_ -= 1;
+    }
+    if (shape == job_shape::chunks) j.reading_ = true;
+  }
+  changed_.notify_all();
+}
+
+void board::open_failed(job& j, std::exception_ptr why) {
+  {
+    std::lock_guard lock(m_);
+    j.opening_ = false;
+    j.shape_ = job_shape::whole;
+    j.complete_ = true;
+    j.closed_ = true;
+    j.in_flight_ -= 1;
+    if (!is_front(j)) behind_in_flight_ -= 1;
+    j.failed_.emplace(0, job::failure{std::move(why), false});
+  }
+  changed_.notify_all();
+}
+
+bool board::reserve_chunk(job& j, const std::function<bool()>& help) {
+  std::unique_lock lock(m_);
+  for (;;) {
+    if (cancelled_ || j.closed_) return false;
+    if (within_budget(j, j.reserved_, 1)) {
+      ++j.reserved_;
+      take(j, 1);
+      return true;
+    }
+    lock.unlock();
+    const bool helped = help && help();
+    lock.lock();
+    if (!helped && !cancelled_ && !j.closed_ && !within_budget(j, j.reserved_, 1)) changed_.wait(lock);
+  }
+}
+
+void board::chunk_readable(job& j) {
+  {
+    std::lock_guard lock(m_);
+    ++j.readable_;
+  }
+  changed_.notify_all();
+}
+
+void board::chunk_processed(job& j, run_result&& r) {
+  {
+    std::lock_guard lock(m_);
+    ++j.readable_;
+    ++j.next_;
+    ++j.unfinished_;
+  }
+  publish(j, std::move(r));
+}
+
+void board::chunks_end(job& j) {
+  {
+    std::lock_guard lock(m_);
+    j.complete_ = true;
+    j.reading_ = false;
+  }
+  changed_.notify_all();
+}
+
+// ---------------------------------------------------------------------- results ----
+
+void board::publish(job& j, run_result&& r) {
+  std::function<void()> release;
+  {
+    std::lock_guard lock(m_);
+    j.unfinished_ -= r.run.count;
+    if (cancelled_ || j.closed_) {
+      release = std::move(r.release);
+    } else {
+      const std::uint64_t first = r.run.first;
+      j.done_.emplace(first, std::move(r));
+    }
+  }
+  if (release) release();
+  changed_.notify_all();
+}
+
+void board::give_back(job& j, const piece_run& run) {
+  {
+    std::lock_guard lock(m_);
+    j.unfinished_ -= run.count;
+    j.given_back_.push_back(run);
+  }
+  changed_.notify_all();
+}
+
+void board::fail(job& j, const piece_run& run, std::exception_ptr why, bool fatal) {
+  {
+    std::lock_guard lock(m_);
+    j.unfinished_ -= run.count;
+    j.failed_.emplace(run.first, job::failure{std::move(why), fatal});
+    if (j.shape_ == job_shape::chunks) j.reading_ = false;  // only its reader fails a stream at once
+  }
+  changed_.notify_all();
+}
+
+void board::fail_run(std::exception_ptr why) {
+  {
+    std::lock_guard lock(m_);
+    if (!run_failure_) run_failure_ = std::move(why);
+  }
+  changed_.notify_all();
+}
+
+void board::worker_ended(const worker_traits& w) {
+  {
+    std::lock_guard lock(m_);
+    --working_;
+    if (w.takes_given_back) --takers_;
+  }
+  changed_.notify_all();
+}
+
+// -------------------------------------------------------------------- committer ----
+
+job& board::front() {
+  std::lock_guard lock(m_);
+  return *jobs_.front();
+}
+
+bool board::finished() const {
+  std::lock_guard lock(m_);
+  return first_ >= inputs_;
+}
+
+front_event board::await_front() {
+  std::unique_lock lock(m_);
+  for (;;) {
+    if (run_failure_) std::rethrow_exception(run_failure_);
+    if (jobs_.empty()) {  // nobody has reached it yet: make it, for the first opener to take
+      jobs_.push_back(std::make_unique<job>(first_));
+      changed_.notify_all();
+    }
+    job& j = *jobs_.front();
+    const auto first_failure = j.failed_.begin();
+    const bool failure_due = first_failure != j.failed_.end() &&
+                             (first_failure->first <= j.committed_ ||
+                              (j.unfinished_ == 0 && j.given_back_.empty() && j.complete_ && j.next_ >= j.readable_ &&
+                               !j.done_.contains(j.committed_)));
+    if (failure_due) {
+      if (first_failure->second.fatal) std::rethrow_exception(first_failure->second.why);
+      j.closed_ = true;
+      return {front_event::kind::failed, {}, first_failure->second.why};
+    }
+    if (const auto it = j.done_.find(j.committed_); it != j.done_.end()) {
+      front_event e{front_event::kind::result, std::move(it->second), nullptr};
+      j.done_.erase(it);
+      return e;
+    }
+    if (j.shape_ != job_shape::unopened && j.complete_ && j.committed_ >= j.readable_ && !j.reading_)
+      return {front_event::kind::complete, {}, nullptr};
+    const bool stranded = !j.given_back_.empty() && takers_ == 0;
+    if (working_ == 0 || stranded)
+      throw error(errc::device_failure, stranded ? "runs were given back and no worker of the run takes them"
+                                                 : "every worker of the run stopped before the end of its inputs");
+    changed_.wait(lock);
+  }
+}
+
+void board::committed(const piece_run& run) {
+  {
+    std::lock_guard lock(m_);
+    job& j = *jobs_.front();
+    j.committed_ = run.end();
+    j.in_flight_ -= run.count;
+  }
+  changed_.notify_all();
+}
+
+void board::drop_outputs(job& j, std::vector<std::function<void()>>& releases) {
+  for (auto& [first, r] : j.done_)
+    if (r.release) releases.push_back(std::move(r.release));
+  j.done_.clear();
+}
+
+std::unique_ptr<job> board::finish_front() {
+  std::vector<std::function<void()>> releases;
+  std::unique_ptr<job> ended;
+  {
+    std::unique_lock lock(m_);
+    job& j = *jobs_.front();
+    j.closed_ = true;  // a stopped or failed job: its workers and reader stop
+    changed_.notify_all();
+    // Its workers still hold pointers to it: they publish (dropped, as it is closed) first.
+    changed_.wait(lock, [&] { return j.unfinished_ == 0 && !j.reading_; });
+    drop_outputs(j, releases);
+    holding_ -= j.holds_fd_ ? 1 : 0;
+    ended = std::move(jobs_.front());
+    jobs_.pop_front();
+    ++first_;
+    if (!jobs_.empty()) behind_in_flight_ -= jobs_.front()->in_flight_;
+  }
+  for (auto& r : releases) r();
+  changed_.notify_all();
+  return ended;
+}
+
+void board::cancel() {
+  std::vector<std::function<void()>> releases;
+  {
+    std::lock_guard lock(m_);
+    cancelled_ = true;
+    for (auto& j : jobs_) {
+      j->closed_ = true;
+      drop_outputs(*j, releases);
+    }
+  }
+  changed_.notify_all();
+  for (auto& r : releases) r();
+}
+
+bool board::cancelled() const {
+  std::lock_guard lock(m_);
+  return cancelled_;
+}
+
+std::exception_ptr board::run_failure() const {
+  std::lock_guard lock(m_);
+  return run_failure_;
+}
+
+}  // namespace gutf8::internal

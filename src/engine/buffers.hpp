@@ -1,0 +1,40 @@
+// Memory that outlives a worker's run: a run's output lives until it is committed, while the worker
+// goes on with the next.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace gutf8::internal {
+
+using owned_bytes = std::unique_ptr<std::uint8_t, void (*)(std::uint8_t*)>;
+owned_bytes ordinary_bytes(std::size_t n);
+owned_bytes pinned_bytes(std::size_t n);  // page-locked; throws gutf8::error(out_of_memory)
+
+// Output buffers that a worker fills and the committer hands back.
+class output_pool {
+ public:
+  // Buffers of `bytes` each from allocate; at most `limit` at once (0: no limit): acquire() then
+  // waits for one to come back.
+  output_pool(std::size_t bytes, std::size_t limit, owned_bytes (*allocate)(std::size_t))
+      : bytes_(bytes), limit_(limit), allocate_(allocate) {}
+  // A buffer, and the function that hands it back (callable from any thread).
+  std::pair<std::uint8_t*, std::function<void()>> acquire();
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  std::size_t bytes_, limit_;
+  owned_bytes (*allocate_)(std::size_t);
+  std::mutex m_;
+  std::condition_variable returned_;
+  std::vector<owned_bytes> all_;
+  std::vector<std::uint8_t*> free_;
+};
+
+}  // namespace gutf8::internal

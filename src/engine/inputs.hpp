@@ -1,0 +1,139 @@
+// What the engine reads an opened input from: a regular file or memory at random (pieces), a
+// stream in order (chunks), or the bytes of a small input read whole. Opening decides which
+// (open_input); failures are gutf8::error(io_failure) whose message is the reason alone.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "codec/lines.hpp"
+#include "codec/stream_core.hpp"
+#include "engine/board.hpp"
+#include "engine/mapped_range.hpp"
+#include "engine/pieces.hpp"
+
+namespace gutf8::internal {
+
+// An owned descriptor (or one borrowed from the caller, which is left open).
+class descriptor {
+ public:
+  descriptor() = default;
+  descriptor(int fd, bool owned) noexcept : fd_(fd), owned_(owned) {}
+  descriptor(descriptor&& o) noexcept;
+  descriptor& operator=(descriptor&& o) noexcept;
+  descriptor(const descriptor&) = delete;
+  descriptor& operator=(const descriptor&) = delete;
+  ~descriptor();
+  [[nodiscard]] int get() const noexcept { return fd_; }
+
+ private:
+  int fd_ = -1;
+  bool owned_ = false;
+};
+
+// A regular file (from `base` to the size it had when opened) or memory, read in pieces.
+class random_input final : public job_input {
+ public:
+  random_input(std::span<const std::uint8_t> memory, const piece_plan& plan);
+  random_input(descriptor fd, std::uint64_t base, const piece_plan& plan, read_method read);
+  ~random_input() override;
+
+  [[nodiscard]] const piece_plan& plan() const noexcept { return plan_; }
+  // The run's window [run.window_begin(plan), run.window_end(plan)): in place (memory, a map of
+  // the file) or copied into scratch. Throws io_failure when the file shrank.
+  const std::uint8_t* window(const piece_run& run, std::vector<std::uint8_t>& scratch) const;
+  // Fills buffer with the input's bytes from `at`, on `threads` threads (a GPU lane's fill).
+  void read(std::span<std::uint8_t> buffer, std::uint64_t at, unsigned threads) const;
+  // The lines of the input's first `end` bytes: what placing the first error needs when the pieces
+  // did not count their lines.
+  [[nodiscard]] lines_before count_lines(std::uint64_t end, std::size_t unit, unsigned threads) const;
+  // A descriptor's offset is left after the consumed bytes, as a plain read would leave it.
+  void consumed(std::uint64_t bytes) const;
+  // The input is committed up to `end`: the map's pages before it leave the process (in steps of
+  // release_step), so that its resident memory stays bounded whatever the file's size; the page
+  // cache keeps them.
+  void release_before(std::uint64_t end);
+  static constexpr std::uint64_t release_step = std::uint64_t{64} << 20;
+
+ private:
+  void read_once(std::span<std::uint8_t> buffer, std::uint64_t at) const;
+
+  piece_plan plan_;
+  descriptor fd_;
+  std::uint64_t base_ = 0;
+  const std::uint8_t* bytes_ = nullptr;  // memory, or the whole file mapped; null: pread
+  std::optional<mapped_range> map_;
+  std::uint64_t released_ = 0;  // the map's bytes before this have left the process
+};
+
+// A stream's chunk: cut at a unit start, so that it is processed on its own (file/pieces.hpp).
+struct chunk {
+  std::vector<std::uint8_t> bytes;  // the chunk, then up to 3 bytes of the next (the carry)
+  std::size_t end = 0;              // units that start before end are this chunk's
+  bool at_end = false;              // the stream ends at bytes.size()
+  std::uint64_t offset = 0;         // of bytes[0] in the stream
+};
+
+// A stream read in order by one reader: a pipe, standard input, a character device, or a regular
+// file when the config needs one stream.
+class stream_input final : public job_input {
+ public:
+  stream_input(descriptor fd, bool regular, std::optional<std::uint64_t> size);
+  // Fills buffer unless the stream ends first; returns the bytes read. A pipe is polled, so that
+  // stop() (asked every ~0.1 s) ends a read that waits; it then returns what it has.
+  std::size_t read(std::span<std::uint8_t> buffer, const std::function<bool()>& stop);
+  // The reader's next chunk, cut at a unit start; the bytes after the cut open the next one.
+  chunk next_chunk(std::size_t chunk_bytes, bool utf32, const std::function<bool()>& stop);
+
+  // Chunks read and not yet processed, by piece number.
+  void put(std::uint64_t k, chunk&& c);
+  chunk take(std::uint64_t k);
+  // Buffers of processed chunks, for the reader to fill again.
+  void recycle(std::vector<std::uint8_t>&& bytes);
+
+  std::optional<stream_core> core;  // one stream over the bytes (configs that need them all)
+
+ private:
+  descriptor fd_;
+  bool regular_;
+  std::optional<std::uint64_t> size_;
+  std::uint64_t offset_ = 0;
+  std::vector<std::uint8_t> carry_;
+  bool ended_ = false;
+  std::mutex m_;
+  std::map<std::uint64_t, chunk> waiting_;
+  std::vector<std::vector<std::uint8_t>> spare_;
+};
+
+// A small input's bytes, read whole (or borrowed from memory), for a GPU lane to take.
+class whole_input final : public job_input {
+ public:
+  explicit whole_input(std::vector<std::uint8_t>&& owned) : owned_(std::move(owned)), bytes_(owned_) {}
+  explicit whole_input(std::span<const std::uint8_t> borrowed) : bytes_(borrowed) {}
+  [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept { return bytes_; }
+
+ private:
+  std::vector<std::uint8_t> owned_;
+  std::span<const std::uint8_t> bytes_;
+};
+
+// What opening an input found.
+struct opened_input {
+  job_shape shape = job_shape::whole;
+  std::unique_ptr<job_input> in;
+  std::span<const std::uint8_t> whole;  // job_shape::whole: the bytes (owned by `in`)
+  std::uint64_t pieces = 1;
+  bool holds_fd = false;
+};
+
+opened_input open_input(const input& what, const run_plan& plan, bool utf32);
+
+}  // namespace gutf8::internal

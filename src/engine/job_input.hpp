@@ -1,0 +1,30 @@
+// What an opened job reads from: the base of the engine's inputs (engine/inputs.hpp), and what
+// every kind of input keeps beside its bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace gutf8::internal {
+
+// Code point counts of one input, one array a worker (stats with a histogram), summed at its end.
+class histogram_parts {
+ public:
+  std::uint64_t* for_worker(std::size_t worker);
+  [[nodiscard]] std::vector<std::uint64_t> sum() const;
+
+ private:
+  mutable std::mutex m_;
+  std::map<std::size_t, std::vector<std::uint64_t>> parts_;
+};
+
+class job_input {
+ public:
+  virtual ~job_input() = default;
+  histogram_parts histogram;
+};
+
+}  // namespace gutf8::internal

@@ -1,0 +1,83 @@
+// gutf8::plan_run: every number a run works with, decided once from the config and the machine.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "codec/block.hpp"
+#include "gutf8/engine.hpp"
+#include "gutf8/error.hpp"
+#include "gutf8/version.hpp"
+
+namespace gutf8 {
+namespace {
+
+constexpr std::size_t min_bytes = 16;             // the smallest piece or chunk (a unit cut needs 3 bytes each side)
+constexpr int max_gpus = 16;                      // lanes made for --device all
+constexpr std::size_t most_open_inputs = 1024;    // beyond this, more open inputs buy nothing
+
+// Inputs that may be open at once: what the descriptor limit leaves after the standard streams,
+// an output, CUDA's own and one transient descriptor a worker.
+std::size_t open_input_budget(unsigned workers) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return most_open_inputs;
+  const std::size_t reserve = 16 + workers;
+  const auto soft = static_cast<std::size_t>(limit.rlim_cur);
+  return std::clamp<std::size_t>(soft > reserve ? soft - reserve : 1, 1, most_open_inputs);
+}
+
+std::string mib(std::uint64_t bytes) {
+  return bytes % (std::uint64_t{1} << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+run_plan plan_run(const run_config& config) {
+  if (config.piece_bytes < min_bytes || config.chunk_bytes < min_bytes)
+    throw error(errc::invalid_argument, "pieces and chunks must be at least 16 bytes");
+  const stream_config& sc = config.stream;
+  const operation op = sc.operation;
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  run_plan p;
+  p.gpu_only = sc.backend.backend == backend::cuda;
+  // One hardware thread in eight is left to the committing thread and the system: on the 16-vCPU
+  // GPU host 14 workers beat 16 (bench/results/e2e.md).
+  p.cpu_workers = sc.backend.threads != 0 ? sc.backend.threads : hardware - hardware / 8;
+  if (p.gpu_only || (GUTF8_HAVE_CUDA && sc.backend.backend == backend::auto_select)) {
+    p.all_devices = config.all_devices;
+    p.devices = config.devices.empty() ? std::vector<int>{sc.backend.device} : config.devices;
+    if (p.all_devices) p.devices.clear();
+    p.lanes_per_gpu = internal::output_width(op) == 0 ? 3 : 2;  // outputs are page-locked: two lanes
+  }
+  p.piece_bytes = std::max<std::uint64_t>(config.piece_bytes / 4 * 4, min_bytes);
+  p.whole_bytes = p.piece_bytes;
+  p.chunk_bytes = config.chunk_bytes;
+  p.gpu_run_bytes = internal::output_width(op) == 0 ? std::uint64_t{64} << 20 : std::uint64_t{16} << 20;
+  p.pieces = sc.max_listed_errors == 0 && sc.form == text_form::utf32le && !sc.bom;
+  p.read = config.read;
+  const std::uint64_t run_pieces = std::max<std::uint64_t>(1, p.gpu_run_bytes / p.piece_bytes);
+  const std::size_t gpus = p.all_devices ? max_gpus : p.devices.size();
+  p.ahead = 2 * std::size_t{p.cpu_workers} + 4 + gpus * p.lanes_per_gpu * 2 * run_pieces;
+  p.open_inputs = open_input_budget(p.cpu_workers);
+  return p;
+}
+
+std::string run_plan::describe() const {
+  std::string text = std::to_string(cpu_workers) + " CPU worker" + (cpu_workers == 1 ? "" : "s");
+  text += gpu_only ? " reading inputs" : "";
+  text += "; big files in pieces of " + mib(piece_bytes) + (read == read_method::map ? " scanned in place" : " copied out");
+  text += ", files up to " + mib(whole_bytes) + " read whole, streams read " + mib(chunk_bytes) + " at a time";
+  if (!pieces) text += " (each input through one stream: the options need every byte in order)";
+  text += "; " + std::to_string(ahead) + " pieces in flight, " + std::to_string(open_inputs) + " inputs open at most; ";
+  if (lanes_per_gpu == 0) return text + "no GPU";
+  std::string gpus = all_devices ? std::string("every usable GPU") : "GPU";
+  if (!all_devices) {
+    gpus += devices.size() == 1 ? " " : "s ";
+    for (std::size_t i = 0; i < devices.size(); ++i) gpus += (i ? "," : "") + std::to_string(devices[i]);
+  }
+  text += std::to_string(lanes_per_gpu) + " lanes on " + gpus + ", runs of " + mib(gpu_run_bytes);
+  return text + (gpu_only ? " (the GPU does all the work)" : " (big files, where the GPU pays)");
+}
+
+}  // namespace gutf8
