@@ -25,11 +25,22 @@
 
 namespace gutf8::kern {
 
+// (a & m) | (b & ~m): one LOP3 (the compiler splits the two masks of one immediate into two).
+GUTF8_HD u32 select_bits(u32 m, u32 a, u32 b) {
+#if defined(__CUDA_ARCH__)
+  u32 r;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(r) : "r"(a), "r"(b), "r"(m));
+  return r;
+#else
+  return (a & m) | (b & ~m);
+#endif
+}
+
 // Rows a, b (row bit r = 0 / 1) exchange their bits at column bit r (shift s = 2^r, m = the
 // columns with that bit clear): a keeps its m columns and takes b's below them, b the reverse.
 GUTF8_HD void exchange_rows(u32& a, u32& b, int s, u32 m) {
-  const u32 na = (a & m) | ((b * (1u << s)) & ~m);
-  b = (shr_fma(a, s) & m) | (b & ~m);
+  const u32 na = select_bits(m, a, b * (1u << s));
+  b = select_bits(m, shr_fma(a, s), b);
   a = na;
 }
 
@@ -104,6 +115,26 @@ GUTF8_HD lead_flags lead_flags_of_word(u32 y) {
   u32 Q[8];
   word_planes_top(y, Q);
   return lead_flags_of(Q);
+}
+
+// What the next block needs of a block's lead flags (screen_block's `before`), in two words: the
+// top bytes of L, E, F and G1 (bytes 0..3 of the first), G2 (the second).
+struct lead_link {
+  u32 lefg = 0, g2 = 0;
+};
+GUTF8_HD lead_link link_of(const lead_flags& f) {
+  return {byte_perm(byte_perm(f.L, f.E, 0x7373u), byte_perm(f.F, f.G1, 0x7373u), 0x5410u), f.G2};
+}
+// The flags again, valid in their top byte (all screen_block uses).
+GUTF8_HD lead_flags flags_of(const lead_link& k) {
+  lead_flags f;
+  f.L = k.lefg << 24;
+  f.E = k.lefg << 16;
+  f.F = k.lefg << 8;
+  f.G1 = k.lefg;
+  f.G2 = k.g2;
+  f.never = 0;
+  return f;
 }
 
 // A block the screen passed ends with the 4 bytes y (positions 28..31 of a 32-bit mask): the

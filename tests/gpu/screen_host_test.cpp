@@ -30,12 +30,20 @@ void words_at(const std::vector<u8>& b, std::int64_t o, u32 (&w)[8]) {
   for (int k = 0; k < 8; ++k) w[k] = word_at(b, o + 4 * k);
 }
 
-// Flags of the block at o, as the kernel computes them (bytes before the text read as 0).
+// Flags of the block at o, as the kernel computes them (bytes before the text read as 0): with
+// the previous block's link as lanes pass it, which must agree with the flags of the raw 4 bytes
+// before the block (the link into a run's first block).
 u32 screen_at(const std::vector<u8>& b, std::int64_t o, u32 (&P)[8]) {
-  u32 w[8];
+  u32 w[8], Pp[8];
   words_at(b, o, w);
   kern::to_planes_mux(w, P);
-  return kern::screen_block(P, kern::lead_flags_of(P), kern::lead_flags_of_word(word_at(b, o - 4)));
+  words_at(b, o - 32, w);
+  kern::to_planes_mux(w, Pp);
+  const kern::lead_flags own = kern::lead_flags_of(P);
+  const u32 f = kern::screen_block(P, own, kern::flags_of(kern::link_of(kern::lead_flags_of(Pp))));
+  const u32 g = kern::screen_block(P, own, kern::flags_of(kern::link_of(kern::lead_flags_of_word(word_at(b, o - 4)))));
+  EXPECT_EQ(f, g) << "block " << o;
+  return f;
 }
 
 // Checks the blocks at phase + 32 k covering b; returns the number of failures (reports a few).
