@@ -29,7 +29,8 @@ namespace gutf8::kern {
 inline constexpr u64 validate_segment = warp_bytes;  // 1 KiB
 
 // What the copying pass leaves for the sanitize kernel: whether a warp found an error unit (a flag
-// in 32 replicas on 32 lines: one line read by every block serialised them), and the LF counts (accum's slots) that hold when none did. Zeroed by prepare_kernel.
+// in 32 replicas on 32 lines: one line read by every block serialised them), and the LF counts
+// (accum's slots) that hold when none did. Zeroed by prepare_kernel.
 struct verbatim_summary {
   static constexpr unsigned replicas = 32;  // one a lane
   struct alignas(128) line {
