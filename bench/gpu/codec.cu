@@ -1,12 +1,14 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
 // GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate
-// (also of input one byte past an aligned address: validate_unaligned), decode (fused
+// (also of input one byte past an aligned address: validate_unaligned; the former walk:
+// validate_planes), decode (fused
 // strict/replace/drop, replace on that unaligned input: decode_fused_unaligned_replace, staged;
 // UTF-16 output: decode_utf16), sanitize, encode (fused, compact;
 // input = the decoded UTF-32) and a CUB-composed baseline decoder (flag kernel +
 // cub::DeviceSelect::Flagged + gather-decode kernel). Each result is also given as a fraction of
 // its roofline: the bytes it must move at the measured device copy rate (cudaMemcpy D2D, read +
-// write bytes / time).
+// write bytes / time); for validate, which only reads, at the rate of a read kernel measured in
+// the same run.
 //
 // Inputs: --size MiB (default 256) tiled from corpus/sample/{ascii,cjk,emoji,mixed}.txt (or
 // synthesized when absent) and from synthesized dense text (cjk_dense: CJK with a newline every
@@ -33,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/device_variants.hpp"
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device.hpp"
 #include "utf8/byte_rule.cuh"
@@ -143,6 +146,23 @@ struct cub_baseline {
   }
 };
 
+// The read roofline: every byte read once with 16-byte loads, grid-stride, four loads in flight a
+// thread; the XOR of everything is stored only if it equals `never`, so no load can be dropped.
+__global__ void read_kernel(const uint4* p, uint64_t n16, uint32_t never, uint32_t* sink) {
+  uint32_t acc = 0;
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    const uint4 a = __ldg(p + i), b = __ldg(p + i + stride), c = __ldg(p + i + 2 * stride), d = __ldg(p + i + 3 * stride);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < n16; i += stride) {
+    const uint4 a = __ldg(p + i);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == never) *sink = acc;
+}
+
 __global__ void count_mismatches(const char32_t* a, const char32_t* b, uint64_t n, unsigned long long* bad) {
   unsigned long long local = 0;
   for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x)
@@ -228,9 +248,12 @@ struct row {
   double ms = 0;
   double gbps = 0;        // UTF-8 input bytes / time
   double moved = 0;       // bytes the op must read + write
-  double roofline = 0;    // input GB/s at the copy rate
+  double roofline = 0;    // input GB/s at the copy rate (read-only ops: at the read rate)
   double fraction = 0;
 };
+
+// Read-only operations: their roofline is the read kernel's rate, not the copy's.
+bool read_only(const std::string& op) { return op.rfind("validate", 0) == 0; }
 
 std::string fmt(double v, int prec = 1) {
   std::ostringstream o;
@@ -291,8 +314,8 @@ int main(int argc, char** argv) {
     gutf8::cuda::stream stream;
     cudaStream_t s = stream.get();
 
-    // Device copy rate: 1 GiB D2D, read + write bytes / time.
-    double copy_gbps = 0;
+    // Device copy rate: 1 GiB D2D, read + write bytes / time; read rate: read_kernel over it.
+    double copy_gbps = 0, read_gbps = 0;
     {
       const std::size_t cb = std::size_t{1} << 30;
       gutf8::cuda::device_buffer<uint8_t> a(cb), b(cb);
@@ -301,8 +324,16 @@ int main(int argc, char** argv) {
         return cudaMemcpyAsync(b.data(), a.data(), cb, cudaMemcpyDeviceToDevice, s);
       });
       copy_gbps = 2.0 * static_cast<double>(cb) / (t.median_ms * 1e6);
+      gutf8::cuda::device_buffer<uint32_t> sink(1);
+      const unsigned grid = static_cast<unsigned>(prop.multiProcessorCount) * 8;
+      const timing r = measure(runs, s, [&] {
+        read_kernel<<<grid, 256, 0, s>>>(reinterpret_cast<const uint4*>(a.data()), cb / 16, 0x9E3779B9u, sink.data());
+        return cudaGetLastError();
+      });
+      read_gbps = static_cast<double>(cb) / (r.median_ms * 1e6);
     }
-    std::cout << "GPU: " << prop.name << "  copy rate (read+write): " << fmt(copy_gbps) << " GB/s\n";
+    std::cout << "GPU: " << prop.name << "  copy rate (read+write): " << fmt(copy_gbps)
+              << " GB/s  read rate: " << fmt(read_gbps) << " GB/s\n";
 
     const uint64_t n = static_cast<uint64_t>(size_mib) << 20;
     gutf8::cuda::device_buffer<uint8_t> d_in(n), d_san(3 * n + 16), d_enc(3 * n + 16);
@@ -381,7 +412,7 @@ int main(int argc, char** argv) {
           r.ms = t.median_ms;
           r.gbps = nn / (t.median_ms * 1e6);
           r.moved = moved;
-          r.roofline = nn / (moved / copy_gbps);
+          r.roofline = nn / (moved / (read_only(op) ? read_gbps : copy_gbps));
           r.fraction = r.gbps / r.roofline;
           rows.push_back(r);
           std::cout << "  " << kind << " " << fmt(rate * 100, 1) << "% " << op << ": " << fmt(r.gbps)
@@ -405,6 +436,10 @@ int main(int argc, char** argv) {
 
         add("validate", nn, api([=](void* t, std::size_t& b) {
               return dv::validate(t, b, in, n, sm, true, s);
+            }));
+        // The former walk (every segment classified exactly), for the A/B in the same run.
+        add("validate_planes", nn, api([=](void* t, std::size_t& b) {
+              return dv::detail::validate_planes(t, b, in, n, sm, true, s);
             }));
         // The same text from its second byte, n - 1 bytes: input not 16-byte aligned (validate's
         // segments start 15 bytes before it). Text that starts with a multibyte character has one
@@ -490,20 +525,21 @@ int main(int argc, char** argv) {
     {
       std::ofstream csv(std::filesystem::path(out_dir) / "codec.csv");
       csv << "gpu,commit,date,size_mib,copy_gbps,input,invalid_pct,op,median_ms,gbps,roofline_gbps,"
-             "fraction\n";
+             "fraction,read_gbps\n";
       for (const row& r : rows)
         csv << '"' << prop.name << "\"," << commit << ',' << date << ',' << size_mib << ','
             << fmt(copy_gbps) << ',' << r.input << ',' << fmt(100 * r.invalid, 1) << ',' << r.op << ','
             << fmt(r.ms, 4) << ',' << fmt(r.gbps) << ',' << fmt(r.roofline) << ',' << fmt(r.fraction, 3)
-            << '\n';
+            << ',' << fmt(read_gbps) << '\n';
     }
     std::ostringstream md;
     md << "# gutf8 device codec benchmark\n\n"
        << "- GPU: " << prop.name << "\n- commit: " << commit << "\n- date: " << date
        << "\n- input: " << size_mib << " MiB per case, median of " << runs << " runs\n"
        << "- device copy rate (cudaMemcpy D2D, read+write): " << fmt(copy_gbps) << " GB/s\n"
+       << "- read rate (a read kernel: 16-byte loads, grid-stride, every byte once): " << fmt(read_gbps) << " GB/s\n"
        << "- GB/s = bytes of UTF-8 text / time; roofline = that text's bytes / (bytes the op must "
-          "read + write at the copy rate)\n\n"
+          "read + write at the copy rate; validate: its bytes at the read rate)\n\n"
        << "| input | invalid | op | ms | GB/s | roofline GB/s | % of roofline |\n"
        << "|---|---:|---|---:|---:|---:|---:|\n";
     for (const row& r : rows)

@@ -62,8 +62,8 @@ struct select_bytes_shape {
   static constexpr int min_blocks = MinBlocks;
   static constexpr int tile = threads * vectors * 16;
 };
-// As the compact encoder's dedicated kernel before a585a79: 8 KiB tiles (the padded bytes of one
-// expand tile), 32 registers so that 8 blocks (2048 threads) fit an SM.
+// As the compact encoder's former dedicated kernel: 8 KiB tiles (the padded bytes of one expand
+// tile), 32 registers so that 8 blocks (2048 threads) fit an SM.
 using select_bytes_policy = select_bytes_shape<256, 2, 8>;
 
 // Radix sorts.

@@ -2,7 +2,7 @@
 // that are not `pad` and lie before an optional end bound read from device memory, written in
 // order with their count. It is the compact UTF-8 encoder's second pass (its first pads every code
 // point to 4 bytes with 0xFF), kept apart from the general fused select, which trails the encoder's
-// dedicated kernel (before a585a79) by 3-5 % there (bench/results/codec_tuning.md, "select_bytes").
+// former dedicated kernel there (bench/results/codec_tuning.md, "select_bytes").
 // It keeps that kernel's schedule:
 //   * one 32-bit block scan (one barrier) ranks a thread's 32 bytes, whose selection is 32 bits by
 //     SWAR over words;

@@ -218,7 +218,7 @@ struct flagged_count_state {
   }
   // Each add is one relaxed device-scope reduction on the word's global address: an atomic_ref on
   // the generic pointer added a test for a shared-memory address and a compare-and-swap loop for
-  // that case around it (bench/results/codec_tuning.md, session 19).
+  // that case around it (bench/results/codec_tuning.md).
   template <unsigned Parts>
   __device__ __forceinline__ void add_part(unsigned tile, unsigned count) const {
     static_assert(Parts >= 1 && Parts <= 8 && (Parts & (Parts - 1)) == 0, "arrivals must sum to the status bit");
@@ -230,8 +230,7 @@ struct flagged_count_state {
   // One thread: where `tile` is the first of its 128-byte line of words, asks L2 for the line
   // `ahead` tiles on (not past `last`). The words are cleared before the kernel, and a kernel that
   // streams more than L2 holds evicts a late tile's line before its first add: that add and the
-  // successors' look-backs would wait for DRAM (the codec's tile kernels gained 1-6 % with it:
-  // bench/results/codec_tuning.md, session 21).
+  // successors' look-backs would wait for DRAM (bench/results/codec_tuning.md).
   __device__ __forceinline__ void prefetch_line(unsigned tile, unsigned last, unsigned ahead) const {
     constexpr unsigned words_per_line = 128 / sizeof(value_type);
     if (tile % words_per_line == 0 && ahead <= last && tile <= last - ahead)

@@ -27,7 +27,7 @@
 //        4-byte sequences, decodes them with the 4-byte rule alone.
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
 // One tile a block: two tiles with one look-back paid only while aggregates were published late
-// (bench/results/codec_tuning.md, session 13).
+// (bench/results/codec_tuning.md).
 #pragma once
 
 #include "utf8/tile_rank.cuh"
@@ -140,9 +140,8 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
 
 // Which bytes start units of the output, their block scan and the tile's error / LF statistics.
 // Each warp adds its output units to the tile's counted word before the block scan (strict: its
-// well-formed starts, the tile's units if it is valid; the lead bytes counted right after the
-// transposition, with the look-back before the staging, ran 0.5-2 % slower: codec_tuning.md,
-// session 21).
+// well-formed starts, the tile's units if it is valid; counting the lead bytes right after the
+// transposition, with the look-back before the staging, ran slower: bench/results/codec_tuning.md).
 struct decode_front {
   tile_scan s;
   u64 agg;
@@ -192,7 +191,7 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
     return path;
   }
   // A staging warp (balanced ones returned above): every lane widens 32 ASCII units, or all go word
-  // by word, as a warp ran both (codec_tuning.md sessions 25, 26).
+  // by word, as a warp ran both (bench/results/codec_tuning.md).
   const bool all_ascii_lanes = __all_sync(full_mask, !(live && outb) || bulk == 0x11111111u);
   if (live && outb) {
     // The 4 bytes at the lane's byte p, read again from the input (L1) for single units.

@@ -29,8 +29,8 @@ namespace gutf8::kern {
 inline constexpr u64 validate_segment = warp_bytes;  // 1 KiB
 
 // What the copying pass leaves for the sanitize kernel: whether a warp found an error unit (a flag
-// in 32 replicas on 32 lines: one line read by every block serialised them, codec_tuning.md
-// session 25), and the LF counts (accum's slots) that hold when none did. Zeroed by prepare_kernel.
+// in 32 replicas on 32 lines: one line read by every block serialised them), and the LF counts
+// (accum's slots) that hold when none did. Zeroed by prepare_kernel.
 struct verbatim_summary {
   static constexpr unsigned replicas = 32;  // one a lane
   struct alignas(128) line {
@@ -93,7 +93,7 @@ struct validate_counts {
 
 // Copy: whether the warp walks on after its latest segment: not after an error unit in its segments
 // (the block's first such warp sets every replica of the flag) or in another warp of its block;
-// other blocks are not polled (that cost more than it saved: codec_tuning.md session 25).
+// other blocks are not polled (that cost more than it saved: bench/results/codec_tuning.md).
 __device__ __forceinline__ bool copy_pass_continues(const validate_counts& cnt, verbatim_summary* summary,
                                                     unsigned int& block_flagged) {
   const u32 lane = threadIdx.x & 31u;

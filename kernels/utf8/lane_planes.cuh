@@ -61,8 +61,8 @@ GUTF8_HD u32 funnel_r(u32 lo, u32 hi, u32 k) {
 GUTF8_HD u32 below_bit(u32 p) { return (1u << p) - 1u; }
 
 // x >> k (k = 1..31) as the high word of x * 2^(32-k): on the GPU this runs on the FMA pipe,
-// not on the integer ALU pipe, which the bit-plane code keeps busy (ncu, decode_fused on CJK:
-// ALU pipe 76 % of peak, FMA pipe 37 %; each pipe takes a warp instruction every other cycle).
+// not on the integer ALU pipe, which the bit-plane code keeps the busier (each takes a warp
+// instruction every other cycle).
 GUTF8_HD u32 shr_fma(u32 x, int k) {
 #if defined(__CUDA_ARCH__)
   return __umulhi(x, 1u << (32 - k));

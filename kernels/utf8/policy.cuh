@@ -58,8 +58,8 @@ inline constexpr std::uint64_t prefetch_ahead_bytes = std::uint64_t{2} << 20;
 // 32, 64 and 128 measured alike.
 inline constexpr std::uint32_t state_prefetch_tiles = 64;
 // The strict fused decoder's look-back reads this many consecutive tiles' words a lane, 32x as
-// many a round trip (prim::lookback_exclusive_span): its walk of ~2.4 windows of 32 on dense text
-// becomes one. Replace and drop, and the other tile kernels, keep 1 (4 lost up to 8 % there).
+// many a round trip (prim::lookback_exclusive_span): its walk on dense text takes one window.
+// Replace and drop, and the other tile kernels, keep 1 (4 was slower there).
 inline constexpr std::uint32_t strict_lookback_slots = 4;
 
 }  // namespace gutf8::kern

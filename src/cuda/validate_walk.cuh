@@ -1,17 +1,19 @@
-// The launch of kern::validate_kernel, shared by device::validate and device::sanitize (whose
-// copying pass it is): every resident warp walks one contiguous run of 1 KiB segments.
+// The launches of the validate kernels: kern::validate_screen_kernel for device::validate, and
+// kern::validate_kernel for device::sanitize (whose copying pass it is) and as validate's former
+// walk (detail::validate_planes, kept for A/B measurements): every resident warp walks one
+// contiguous run of 1 KiB segments.
 #pragma once
 
 #include "device_launch.cuh"
 #include "utf8/kernel_validate.cuh"
+#include "utf8/kernel_validate_screen.cuh"
 
 namespace gutf8::device::launch {
 
-// One launch of Kernel (a validate_kernel variant), whose own occupancy sets how many warps share
-// the segments.
-template <auto Kernel>
-cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
-                      cudaStream_t stream) {
+// One launch of Kernel (a validate kernel), whose own occupancy sets how many warps share the
+// segments; `extra` follows the segment counts in its parameters.
+template <auto Kernel, class... Extra>
+cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, cudaStream_t stream, Extra... extra) {
   // The segments start at the aligned address at or below `in` (kernel_validate.cuh).
   const u64 segs = n == 0 ? 0 : ceil_div(kern::validate_head(in) + n, kern::validate_segment);
   if (segs == 0) return cudaSuccess;
@@ -19,15 +21,22 @@ cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, kern:
   const u64 blocks = stride_grid<Kernel>(ceil_div(segs, warps_per_block));
   const u64 per_warp = ceil_div(segs, blocks * warps_per_block);
   const unsigned grid = static_cast<unsigned>(ceil_div(segs, per_warp * warps_per_block));
-  return dependent(Kernel, grid, stream, in, n, is_last, acc, per_warp, segs, copy);
+  return dependent(Kernel, grid, stream, in, n, is_last, acc, per_warp, segs, extra...);
 }
 
 // Copy: also stores the input at the same offsets of copy.out (in and copy.out 16-byte aligned).
 template <bool Copy>
 cudaError_t validate_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, kern::verbatim_copy copy,
                           cudaStream_t stream) {
-  if (Copy || aligned16(in)) return walk_with<kern::validate_kernel<true, Copy>>(in, n, is_last, acc, copy, stream);
-  return walk_with<kern::validate_kernel<false>>(in, n, is_last, acc, copy, stream);
+  if (Copy || aligned16(in))
+    return walk_with<kern::validate_kernel<true, Copy>>(in, n, is_last, acc, stream, copy);
+  return walk_with<kern::validate_kernel<false>>(in, n, is_last, acc, stream, copy);
+}
+
+// Validate's walk: segments screened, counted exactly where the screen flags them.
+inline cudaError_t screen_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, cudaStream_t stream) {
+  if (aligned16(in)) return walk_with<kern::validate_screen_kernel<true>>(in, n, is_last, acc, stream);
+  return walk_with<kern::validate_screen_kernel<false>>(in, n, is_last, acc, stream);
 }
 
 }  // namespace gutf8::device::launch

@@ -214,6 +214,45 @@ TEST(GpuRandom, ValidateAtEveryAlignment) {
   }
 }
 
+// Validate screens each 1 KiB segment and counts exactly only the flagged ones (and a run's first
+// and last): one error unit in otherwise valid text, its first byte 5 bytes before to 3 bytes
+// after a segment edge (a truncated sequence flags only the next segment; the stray continuations
+// after an out-of-range second byte are flagged up to 2 bytes before them), in CJK and emoji text
+// whose segments all take the screen.
+TEST(GpuRandom, ValidateScreenAtSegmentEdges) {
+  GUTF8_REQUIRE_GPU();
+  constexpr std::size_t segment = kern::warp_bytes;
+  const std::vector<bytes> patterns = {
+      {0xE1, 'x'},       {0xF0, 0x9F, 0x98, 'x'}, {0xF0, 0x9F, 'x'}, {0xC0, 0x80}, {0xF8, 0x80, 0x80},
+      {0xE0, 0x80, 0x80}, {0xF0, 0x80, 0x80, 0x80}, {0xED, 0xA0, 0x80}, {0xF4, 0x90, 0x80, 0x80},
+      {0x80},             {0xE4, 0xB8, '\n'},     {0xF4, 0x8F, 0xBF, 0xBF, 0xBF}};
+  workspace ws;
+  auto g = rng(9900);
+  for (script sc : {script::cjk, script::emoji}) {
+    // Large enough that warps walk runs of several segments on any GPU of this class (6 a warp
+    // on an H200): the edges below sit at different places in their runs.
+    const std::size_t n = (std::size_t{16} << 20) + 123;
+    bytes text = random_text(g, n, sc);
+    text.resize(n);
+    for (std::size_t k : {std::size_t{3}, std::size_t{8}, std::size_t{6001}}) {
+      for (const bytes& pat : patterns) {
+        for (int d = -5; d <= 3; ++d) {
+          bytes b = text;
+          const std::size_t pos = k * segment + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(d));
+          std::size_t lo = pos - 8, hi = pos + 8;  // an ASCII window on character boundaries
+          while (lo > 0 && (b[lo] & 0xC0) == 0x80) --lo;
+          while (hi < n && (b[hi] & 0xC0) == 0x80) ++hi;
+          std::fill(b.begin() + static_cast<std::ptrdiff_t>(lo), b.begin() + static_cast<std::ptrdiff_t>(hi), 'a');
+          std::copy(pat.begin(), pat.end(), b.begin() + static_cast<std::ptrdiff_t>(pos));
+          ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace,
+                            "pattern of " + std::to_string(pat.size()) + " bytes at segment " + std::to_string(k) +
+                                " edge " + std::to_string(d)));
+        }
+      }
+    }
+  }
+}
+
 // Sanitize first copies aligned input while it validates it (warps walking runs of 1 KiB
 // segments, several a warp at these sizes) and its tile kernel works only where that pass found an
 // error unit. One workspace, so each call reuses the temporary storage of a call that did or did
