@@ -116,7 +116,7 @@ class Recorder:
 def big_case(a, rec: Recorder, files: list[tuple[str, str]]) -> None:
     for label, path in files:
         size = os.path.getsize(path)
-        for t in (1, a.threads):
+        for t in ((1, a.threads) if size <= a.one_thread_max else (a.threads,)):
             for op in ("validate", "decode"):
                 out = "" if op == "validate" else " -o /dev/null"
                 m, runs, _ = timed(f"{a.gutf8} {op} --backend=cpu --threads {t}{out} {shlex.quote(path)}", a.reps)
@@ -195,6 +195,8 @@ def main() -> int:
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--cuda", action="store_true", help="also --backend=cuda over the small files")
     p.add_argument("--cuda-timeout", type=int, default=60)
+    p.add_argument("--one-thread-max", type=parse_size, default=parse_size("2G"),
+                   help="big files up to this size are also run on one thread")
     p.add_argument("--commit", default="")
     p.add_argument("--machine", default="")
     a = p.parse_args()

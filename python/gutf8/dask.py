@@ -44,9 +44,15 @@ Parquet dataset whose text columns hold invalid UTF-8, read as binary, repaired,
     gutf8.dask.make_valid(ddf, ["text"]).to_parquet("lake-clean/")
 
 The report's columns: ``path``, ``bytes``, ``valid``, ``errors`` (invalid sequences),
-``offset``/``line``/``column``/``reason`` of the first one, ``seconds`` (on the worker) and
-``error``: why a file could not be checked (unreadable, vanished, changed while read, a worker
-that died), with the other columns empty. ``repair_files`` adds ``output``.
+``offset``/``line``/``column``/``reason`` of the first one, ``seconds`` (on the worker: for
+:func:`validate_files`, the whole batch the file was validated in) and ``error``: why a file could
+not be checked (unreadable, vanished, changed while read, a worker that died), with the other
+columns empty. ``repair_files`` adds ``output``.
+
+:func:`validate_files` sends small files to the workers in batches (up to ``BATCH_BYTES`` or
+``BATCH_FILES`` files a task, each batch one :func:`gutf8.validate_files` run on the worker:
+threads made once for the batch), so that thousands of small files cost a few tasks, not one
+task each; a file of ``BATCH_BYTES`` or more is a task of its own.
 """
 
 from __future__ import annotations
@@ -64,6 +70,9 @@ __all__ = ["validate_files", "repair_files", "expand_paths", "make_valid", "is_v
            "gpu_worker_specs"]
 
 Paths = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+
+BATCH_BYTES = 64 << 20  # small files share a task up to this many bytes ...
+BATCH_FILES = 1024      # ... or this many files
 
 COLUMNS = ["path", "bytes", "valid", "errors", "offset", "line", "column", "reason", "seconds", "error"]
 _DTYPES = {"bytes": "Int64", "valid": "boolean", "errors": "Int64", "offset": "Int64", "line": "Int64",
@@ -118,14 +127,6 @@ def _row(path: str, work: _Work) -> dict:
     return row
 
 
-class _Validate(_Work):
-    def __init__(self, backend: str, threads: int, device: Optional[int]) -> None:
-        self.backend, self.threads, self.device = backend, threads, device
-
-    def __call__(self, path: str) -> tuple[gutf8.Report, dict]:
-        return gutf8.validate_file(path, backend=self.backend, threads=self.threads, device=self.device), {}
-
-
 class _Repair(_Work):
     def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int,
                  device: Optional[int]) -> None:
@@ -152,8 +153,55 @@ class _Repair(_Work):
         return report, {"output": out}
 
 
-def _validate_task(path: str, backend: str, threads: int, device: Optional[int]) -> dict:
-    return _row(path, _Validate(backend, threads, device))
+def _identity_or_none(path: str) -> Optional[tuple[int, int, int]]:
+    try:
+        return _identity(path)
+    except OSError:
+        return None
+
+
+def _validate_batch_task(paths: list[str], backend: str, threads: int, device: Optional[int]) -> list[dict]:
+    """One gutf8.validate_files run over a batch of files; one row a file, as _row makes them."""
+    start = time.perf_counter()
+    before = [_identity_or_none(p) for p in paths]
+    try:
+        reports = gutf8.validate_files(paths, backend=backend, threads=threads, device=device)
+    except Exception as e:  # the whole batch failed (e.g. no GPU): every file says why
+        return [{"path": p, "error": f"{type(e).__name__}: {e}", "seconds": time.perf_counter() - start}
+                for p in paths]
+    seconds = time.perf_counter() - start
+    rows = []
+    for p, was, r in zip(paths, before, reports):
+        row: dict[str, Any] = {"path": p, "seconds": seconds}
+        if r.error is not None:
+            row["error"] = f"OSError: {p}: {r.error}"
+        elif was is None or _identity_or_none(p) != was:
+            row["error"] = f"OSError: {p}: the file changed while it was read"
+        else:
+            row.update(bytes=r.bytes, valid=r.valid, errors=r.errors, offset=r.offset, line=r.line,
+                       column=r.column, reason=r.reason)
+        rows.append(row)
+    return rows
+
+
+def _batches(paths: list[str]) -> list[list[str]]:
+    """Consecutive paths grouped for one task each: small files together, big ones alone."""
+    batches: list[list[str]] = []
+    current: list[str] = []
+    held = 0
+    for p in paths:
+        try:
+            size = os.stat(p).st_size
+        except OSError:
+            size = 0  # the worker says why
+        if current and (size >= BATCH_BYTES or held + size > BATCH_BYTES or len(current) >= BATCH_FILES):
+            batches.append(current)
+            current, held = [], 0
+        current.append(p)
+        held += size
+    if current:
+        batches.append(current)
+    return batches
 
 
 def _repair_task(path: str, root: str, out_dir: str, errors: str, backend: str, threads: int,
@@ -184,7 +232,23 @@ def _run(task: Callable[..., dict], paths: list[str], client: Any, args: tuple,
     return frame.astype({c: _DTYPES[c] for c in frame.columns})
 
 
-def _gather_one(future: Any, path: str, extra_columns: tuple[str, ...]) -> dict:
+def _run_batches(task: Callable[..., list[dict]], paths: list[str], client: Any, args: tuple,
+                 resources: Optional[dict]) -> pd.DataFrame:
+    client = _client(client)
+    batches = _batches(paths)
+    if client is None:
+        rows = [row for b in batches for row in task(b, *args)]
+    else:
+        futures = client.map(task, batches, *[[a] * len(batches) for a in args], pure=False, resources=resources)
+        rows = []
+        for f, b in zip(futures, batches):
+            got = _gather_one(f, b, ())
+            rows.extend(got if isinstance(got, list) else [{**got, "path": p} for p in b])
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    return frame.astype({c: _DTYPES[c] for c in frame.columns})
+
+
+def _gather_one(future: Any, path: Any, extra_columns: tuple[str, ...]) -> Any:
     """A task's row, or a row that says why the task failed (e.g. its workers kept dying)."""
     try:
         return future.result()
@@ -198,14 +262,14 @@ def _gather_one(future: Any, path: str, extra_columns: tuple[str, ...]) -> dict:
 
 def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: str = "auto", threads: int = 0,
                    device: Optional[int] = None, resources: Optional[dict] = None) -> pd.DataFrame:
-    """Validate many files, one Dask task a file; a pandas DataFrame with one row per path, in
-    the order of :func:`expand_paths`. `backend`/`threads`/`device` are those of
-    :func:`gutf8.validate_file` on each worker (threads=0: all of the worker's cores, so with
-    several workers a machine give each its share; device=None: every GPU the worker sees, which
-    on a GPU worker of :func:`local_gpu_cluster` is its own alone); `resources` is passed to
-    ``client.map`` (e.g. ``{"GPU": 1}``: GPU workers only)."""
+    """Validate many files, small ones in batches (see the module's text), big ones a Dask task
+    each; a pandas DataFrame with one row per path, in the order of :func:`expand_paths`.
+    `backend`/`threads`/`device` are those of :func:`gutf8.validate_files` on each worker
+    (threads=0: all of the worker's cores, so with several workers a machine give each its share;
+    device=None: every GPU the worker sees, which on a GPU worker of :func:`local_gpu_cluster` is
+    its own alone); `resources` is passed to ``client.map`` (e.g. ``{"GPU": 1}``: GPU workers only)."""
     paths = expand_paths(paths_or_glob)
-    return _run(_validate_task, paths, client, (backend, threads, device), resources)
+    return _run_batches(_validate_batch_task, paths, client, (backend, threads, device), resources)
 
 
 def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], errors: str = "replace",

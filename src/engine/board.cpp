@@ -345,6 +345,11 @@ bool board::cancelled() const {
   return cancelled_;
 }
 
+bool board::stopping(const job& j) const {
+  std::lock_guard lock(m_);
+  return cancelled_ || j.closed_;
+}
+
 std::exception_ptr board::run_failure() const {
   std::lock_guard lock(m_);
   return run_failure_;

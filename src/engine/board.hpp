@@ -172,6 +172,8 @@ class board {
   // Ends the run: workers claim nothing more, and outputs nobody will commit go back.
   void cancel();
   [[nodiscard]] bool cancelled() const;
+  // The run is cancelled or job j closed (stopped, failed): its reader stops waiting for input.
+  [[nodiscard]] bool stopping(const job& j) const;
   [[nodiscard]] std::exception_ptr run_failure() const;
 
  private:

@@ -74,7 +74,10 @@ std::string run_plan::describe() const {
   std::string gpus = all_devices ? std::string("every usable GPU") : "GPU";
   if (!all_devices) {
     gpus += devices.size() == 1 ? " " : "s ";
-    for (std::size_t i = 0; i < devices.size(); ++i) gpus += (i ? "," : "") + std::to_string(devices[i]);
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      if (i != 0) gpus += ',';  // appended part by part: GCC 12 gives a false -Wrestrict for "literal" + string
+      gpus += std::to_string(devices[i]);
+    }
   }
   text += std::to_string(lanes_per_gpu) + " lanes on " + gpus + ", runs of " + mib(gpu_run_bytes);
   return text + (gpu_only ? " (the GPU does all the work)" : " (big files, where the GPU pays)");

@@ -63,11 +63,11 @@ void read_as_one_stream(const run_context& run, job& j, stream_input& in, std::u
   const run_config& config = run.config;
   in.core.emplace(config.stream, make_processor(config.stream.backend));
   std::vector<std::uint8_t> bytes(run.plan.chunk_bytes);
-  const auto stop = [&] { return run.work.cancelled(); };
+  const auto stop = [&] { return run.work.stopping(j); };
   for (;; ++k) {
     if (!run.work.reserve_chunk(j, {})) return;
     const std::size_t got = in.read(bytes, stop);
-    const bool at_end = got < bytes.size() || run.work.cancelled();
+    const bool at_end = got < bytes.size() || run.work.stopping(j);
     auto [out, release] = fresh_output(in.core->max_output(got));
     run_result r;
     r.run = {k, 1};
@@ -87,7 +87,7 @@ void read_as_one_stream(const run_context& run, job& j, stream_input& in, std::u
 // budget is spent does the work that is there (so that one worker alone still gets through).
 void read_chunks(worker& w, const run_context& run, job& j, stream_input& in, std::uint64_t& k) {
   const bool utf32 = run.config.stream.operation == operation::encode;
-  const auto stop = [&] { return run.work.cancelled(); };
+  const auto stop = [&] { return run.work.stopping(j); };
   const auto help = [&] {
     const std::optional<task> t = run.work.try_claim(w.traits());
     if (!t) return false;
@@ -101,7 +101,7 @@ void read_chunks(worker& w, const run_context& run, job& j, stream_input& in, st
   for (;; ++k) {
     if (!run.work.reserve_chunk(j, help)) return;
     chunk c = in.next_chunk(run.plan.chunk_bytes, utf32, stop);
-    const bool last = c.at_end || run.work.cancelled();
+    const bool last = c.at_end || run.work.stopping(j);
     c.at_end = last;
     if (last) c.end = c.bytes.size();
     in.put(k, std::move(c));

@@ -31,7 +31,7 @@ TEST_F(pipeline, LargeFileEqualsPipe) {
   }
 }
 
-// A regular file on the CPU backend runs by pieces on all workers (gutf8::process_file, src/file/), a
+// A regular file on the CPU backend runs by pieces on all workers (gutf8::run, src/engine/), a
 // pipe through the staged pipeline: same output, messages and exit status for every command, any
 // piece size (--chunk-size 16 bytes up) and worker count, with the only error deep in the file
 // (its line and column count every piece before it) or none, and strict mode stopping there.

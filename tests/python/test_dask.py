@@ -92,15 +92,16 @@ def test_repair_files_on_a_cluster(corpus, client, tmp_path):
 def test_a_file_that_changes_is_reported(tmp_path, monkeypatch):
     path = tmp_path / "moving.txt"
     path.write_bytes(b"abc")
-    real = gutf8.validate_file
+    real = gutf8.validate_files
 
-    def grow_while_reading(p, **kw):
-        r = real(p, **kw)
-        with open(p, "ab") as f:
-            f.write(b"more")
+    def grow_while_reading(ps, **kw):
+        r = real(ps, **kw)
+        for p in ps:
+            with open(p, "ab") as f:
+                f.write(b"more")
         return r
 
-    monkeypatch.setattr(gutf8, "validate_file", grow_while_reading)
+    monkeypatch.setattr(gutf8, "validate_files", grow_while_reading)
     monkeypatch.setattr(gutf8.dask, "_client", lambda c: None)  # run here, where the patch is
     frame = gutf8.dask.validate_files([str(path)])
     assert len(frame) == 1 and "changed" in frame.error[0] and pd.isna(frame.bytes[0])
@@ -142,13 +143,38 @@ def test_device_reaches_the_file_functions(tmp_path, monkeypatch):
     path = tmp_path / "a.txt"
     path.write_bytes(b"a\xff")
     seen = []
-    for name in ("validate_file", "repair_file"):
+    for name in ("validate_files", "repair_file"):
         real = getattr(gutf8, name)
         monkeypatch.setattr(gutf8, name, lambda *a, real=real, **kw: seen.append(kw["device"]) or real(*a, **kw))
     monkeypatch.setattr(gutf8.dask, "_client", lambda c: None)  # run here, where the patch is
     assert gutf8.dask.validate_files([str(path)], backend="cpu", device=0).errors[0] == 1
     assert gutf8.dask.repair_files([str(path)], tmp_path / "out", backend="cpu").error.isna().all()
     assert seen == [0, None]
+
+
+def test_small_files_go_in_batches(tmp_path, monkeypatch):
+    """Small files share a task (one gutf8.validate_files run), big ones go alone; the rows are
+    those of each file, in order, an unreadable one with its error."""
+    monkeypatch.setattr(gutf8.dask, "BATCH_BYTES", 1000)
+    monkeypatch.setattr(gutf8.dask, "BATCH_FILES", 7)
+    rng = __import__("random").Random(5)
+    contents = {}
+    for k in range(40):
+        p = tmp_path / f"f{k:02d}.txt"
+        data = random_text(rng, 5000 if k == 17 else 10 + 7 * k, 0.05 if k % 5 == 0 else 0.0)
+        p.write_bytes(data)
+        contents[str(p)] = data
+    paths = sorted(contents) + [str(tmp_path / "missing.txt")]
+    batches = gutf8.dask._batches(paths)
+    assert [p for b in batches for p in b] == paths
+    assert all(len(b) <= 7 for b in batches)
+    assert [str(tmp_path / "f17.txt")] in batches
+    assert all(len(b) == 1 or sum(len(contents.get(p, b"")) for p in b) <= 1000 for b in batches)
+    monkeypatch.setattr(gutf8.dask, "_client", lambda c: None)
+    frame = gutf8.dask.validate_files(paths, backend="cpu")
+    assert list(frame.path) == paths
+    check_against_cpython(frame[frame.error.isna()], contents)
+    assert frame.error.notna().tolist() == [False] * 40 + [True]
 
 
 def test_expand_paths(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 import gutf8
 from conftest import error_units, line_column, random_text
 
-PIECE = 2 << 20  # gutf8::process_file's default piece: sequences and errors placed across pieces
+PIECE = 2 << 20  # gutf8::run_config's default piece: sequences and errors placed across pieces
 
 
 def write(tmp_path, name, data):
@@ -41,6 +41,35 @@ def test_validate_file(files):
         if units:
             assert r.offset == units[0][0] and (r.line, r.column) == line_column(data, r.offset), name
         assert r.seconds is not None and r.seconds >= 0
+
+
+def test_validate_files_in_one_run(files, tmp_path, rng):
+    """Many files in one run: one report a path, in order, each what validate_file says of it; an
+    unreadable path (missing, a directory) is reported in its place and the others go on."""
+    small = {write(tmp_path, f"small{k}", random_text(rng, 1 + k * 37, 0.03 if k % 4 == 0 else 0.0)): None
+             for k in range(150)}
+    paths = [p for p, _ in files.values()] + list(small) + [tmp_path / "missing", tmp_path]
+    for read in ("map", "copy"):
+        for threads in (1, 3, 0):
+            reports = gutf8.validate_files(paths, backend="cpu", threads=threads, read=read)
+            assert [r.path for r in reports] == [str(p) for p in paths]
+            for p, r in zip(paths[:-2], reports):
+                data = open(p, "rb").read()
+                units = error_units(data)
+                assert r.error is None and r.bytes == len(data) and r.errors == len(units), p
+                if units:
+                    assert r.offset == units[0][0] and (r.line, r.column) == line_column(data, r.offset), p
+            missing, folder = reports[-2:]
+            assert "No such file" in missing.error and not missing.valid
+            assert "directory" in folder.error and not folder.valid
+    assert gutf8.validate_files([]) == []
+
+
+def test_read_copy_equals_map(files):
+    for name, (path, data) in files.items():
+        assert gutf8.validate_file(path, read="copy").errors == len(error_units(data)), name
+    with pytest.raises(ValueError):
+        gutf8.validate_file(files["valid"][0], read="mmap")
 
 
 def test_decode_file(files):
