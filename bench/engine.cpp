@@ -63,12 +63,12 @@ std::vector<input> inputs_of(std::map<std::string, std::string>& arg) {
 }
 
 struct counter final : run_observer {
-  std::uint64_t bytes = 0, failed = 0;
+  std::uint64_t bytes = 0, unreadable = 0;
   bool output(std::size_t, std::span<const std::byte> b) override {
     bytes += b.size();
     return true;
   }
-  void failed(std::size_t, const error&) override { ++failed; }
+  void failed(std::size_t, const error&) override { ++unreadable; }
 };
 
 }  // namespace
