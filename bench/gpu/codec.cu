@@ -1,9 +1,9 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
 // GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate
 // (also of input one byte past an aligned address: validate_unaligned; the former walk:
-// validate_planes), decode (fused
+// validate_planes; other shapes of its walk: validate_s1b3 ...), decode (fused
 // strict/replace/drop, replace on that unaligned input: decode_fused_unaligned_replace, staged;
-// UTF-16 output: decode_utf16), sanitize, encode (fused, compact;
+// UTF-16 output: decode_utf16, LE and BE, and its former three passes), sanitize, encode (fused, compact;
 // input = the decoded UTF-32) and a CUB-composed baseline decoder (flag kernel +
 // cub::DeviceSelect::Flagged + gather-decode kernel). Each result is also given as a fraction of
 // its roofline: the bytes it must move at the measured device copy rate (cudaMemcpy D2D, read +
@@ -441,6 +441,12 @@ int main(int argc, char** argv) {
         add("validate_planes", nn, api([=](void* t, std::size_t& b) {
               return dv::detail::validate_planes(t, b, in, n, sm, true, s);
             }));
+        // Other shapes of the screening walk (32-byte blocks a lane, blocks an SM): validate_sLbM.
+        for (const dv::detail::screen_shape shape : {dv::detail::screen_shape{1, 3}, dv::detail::screen_shape{1, 4},
+                                                    dv::detail::screen_shape{2, 2}, dv::detail::screen_shape{2, 3}}) {
+          add("validate_s" + std::to_string(shape.lane_blocks) + "b" + std::to_string(shape.min_blocks), nn,
+              api([=](void* t, std::size_t& b) { return dv::detail::validate_screen(shape, t, b, in, n, sm, true, s); }));
+        }
         // The same text from its second byte, n - 1 bytes: input not 16-byte aligned (validate's
         // segments start 15 bytes before it). Text that starts with a multibyte character has one
         // error more.

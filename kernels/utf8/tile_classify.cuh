@@ -18,13 +18,6 @@ inline constexpr unsigned full_mask = 0xFFFFFFFFu;
 // Bits strictly below the lowest set bit of m (all bits when m == 0).
 __device__ __forceinline__ u32 below_lowest(u32 m) { return m == 0 ? ~0u : (m & (0u - m)) - 1; }
 
-// Own-byte mask (bit i = byte pos + i) of the positions below `limit`.
-__device__ __forceinline__ u32 range_mask(u64 pos, u64 limit) {
-  if (pos >= limit) return 0;
-  const u64 r = limit - pos;
-  return r >= 32 ? ~0u : (1u << r) - 1;
-}
-
 __device__ __forceinline__ bool aligned4(const void* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0;
 }
