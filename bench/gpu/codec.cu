@@ -483,6 +483,31 @@ int main(int argc, char** argv) {
         add("decode_utf16_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode_utf16(t, b, in, n, out16, sm, error_policy::replace, true, false, s);
             }));
+        add("decode_utf16be_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
+              return dv::decode_utf16(t, b, in, n, out16, sm, error_policy::replace, true, true, s);
+            }));
+        // Its former three passes (UTF-32, a scan of unit counts, a scatter), for the A/B, into the
+        // encoders' output buffer (not yet used): both outputs must be equal.
+        auto* out16_3 = reinterpret_cast<char16_t*>(d_enc.data());
+        add("decode_utf16_three_pass_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
+              return dv::detail::decode_utf16_three_pass(t, b, in, n, out16_3, sm, error_policy::replace, true, false, s);
+            }));
+        if (ops_filter.empty() || (ops_filter.find(",decode_utf16_replace,") != std::string::npos &&
+                                   ops_filter.find(",decode_utf16_three_pass_replace,") != std::string::npos)) {
+          std::size_t t2 = 0;  // the LE output again (the BE row wrote last)
+          check(dv::decode_utf16(nullptr, t2, in, n, out16, sm, error_policy::replace), "decode_utf16 size");
+          check(dv::decode_utf16(temp_for(t2), t2, in, n, out16, sm, error_policy::replace, true, false, s),
+                "decode_utf16");
+          gutf8::cuda::device_buffer<unsigned long long> bad(1);
+          check(cudaMemsetAsync(bad.data(), 0, sizeof(unsigned long long), s), "memset");
+          const auto words = static_cast<uint64_t>(u16_bytes / 4);  // whole pairs of units
+          count_mismatches<<<1024, 256, 0, s>>>(reinterpret_cast<const char32_t*>(out16),
+                                                reinterpret_cast<const char32_t*>(out16_3), words, bad.data());
+          unsigned long long mism = 0;
+          check(cudaMemcpyAsync(&mism, bad.data(), sizeof mism, cudaMemcpyDeviceToHost, s), "mismatches");
+          check(cudaStreamSynchronize(s), "sync");
+          if (mism) std::cout << "  WARNING: UTF-16 decode differs from its three passes in " << mism << " unit pairs\n";
+        }
         add("decode_staged_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::staged, s);
             }));

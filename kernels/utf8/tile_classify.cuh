@@ -93,6 +93,7 @@ struct lane_class {
   u32 hi;       // own non-ASCII bytes
   u32 start;    // starts an output unit (below limit)
   u32 wf;       // starts a well-formed unit (below limit)
+  u32 quad;     // starts a well-formed 4-byte sequence (below limit): a surrogate pair in UTF-16
   u32 lf;       // LF bytes (below limit)
   block_cover cov;  // Detail only (below limit)
   bool warp_ascii;  // every byte of the warp is ASCII
@@ -148,6 +149,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     if (lane == 0 && warp != 0) up = link_sh[warp - 1];
     L.start = starts(c, up) & L.inr;
     L.wf = c.wf & L.inr;
+    L.quad = L.wf & c.T3;
     if constexpr (Detail) {
       L.cov = coverage(c, up);
       L.cov.cover &= L.inr;
@@ -157,6 +159,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     }
   } else {
     L.start = L.wf = L.inr;
+    L.quad = 0;
     if constexpr (Detail) L.cov = block_cover{L.inr, 0u, 0u, 0u};
   }
   L.lf &= L.inr;

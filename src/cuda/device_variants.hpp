@@ -25,4 +25,10 @@ cudaError_t validate_screen(screen_shape shape, void* d_temp, std::size_t& temp_
 cudaError_t validate_planes(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                             device_summary* d_summary, bool is_last = true, cudaStream_t stream = nullptr);
 
+// decode_utf16 in three passes: the fused UTF-32 decoder into temporary storage (about 12 n bytes
+// more), an exclusive scan of each code point's UTF-16 units, a scatter.
+cudaError_t decode_utf16_three_pass(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
+                                    char16_t* d_out, device_summary* d_summary, error_policy policy,
+                                    bool is_last = true, bool big_endian = false, cudaStream_t stream = nullptr);
+
 }  // namespace gutf8::device::detail
