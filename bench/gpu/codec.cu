@@ -1,9 +1,9 @@
 // Device-resident throughput of the gutf8 device API (include/gutf8/device.hpp) on an H100-class
 // GPU: GB/s of UTF-8 input (median of --runs timed runs after warm-up, CUDA events) for validate
 // (also of input one byte past an aligned address: validate_unaligned; the former walk:
-// validate_planes), decode (fused
+// validate_planes; other shapes of its walk: validate_s1b3 ...), decode (fused
 // strict/replace/drop, replace on that unaligned input: decode_fused_unaligned_replace, staged;
-// UTF-16 output: decode_utf16), sanitize, encode (fused, compact;
+// UTF-16 output: decode_utf16, LE and BE, and its former three passes), sanitize, encode (fused, compact;
 // input = the decoded UTF-32) and a CUB-composed baseline decoder (flag kernel +
 // cub::DeviceSelect::Flagged + gather-decode kernel). Each result is also given as a fraction of
 // its roofline: the bytes it must move at the measured device copy rate (cudaMemcpy D2D, read +
@@ -441,6 +441,12 @@ int main(int argc, char** argv) {
         add("validate_planes", nn, api([=](void* t, std::size_t& b) {
               return dv::detail::validate_planes(t, b, in, n, sm, true, s);
             }));
+        // Other shapes of the screening walk (32-byte blocks a lane, blocks an SM): validate_sLbM.
+        for (const dv::detail::screen_shape shape : {dv::detail::screen_shape{1, 3}, dv::detail::screen_shape{1, 4},
+                                                    dv::detail::screen_shape{2, 2}, dv::detail::screen_shape{2, 3}}) {
+          add("validate_s" + std::to_string(shape.lane_blocks) + "b" + std::to_string(shape.min_blocks), nn,
+              api([=](void* t, std::size_t& b) { return dv::detail::validate_screen(shape, t, b, in, n, sm, true, s); }));
+        }
         // The same text from its second byte, n - 1 bytes: input not 16-byte aligned (validate's
         // segments start 15 bytes before it). Text that starts with a multibyte character has one
         // error more.
@@ -477,6 +483,31 @@ int main(int argc, char** argv) {
         add("decode_utf16_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode_utf16(t, b, in, n, out16, sm, error_policy::replace, true, false, s);
             }));
+        add("decode_utf16be_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
+              return dv::decode_utf16(t, b, in, n, out16, sm, error_policy::replace, true, true, s);
+            }));
+        // Its former three passes (UTF-32, a scan of unit counts, a scatter), for the A/B, into the
+        // encoders' output buffer (not yet used): both outputs must be equal.
+        auto* out16_3 = reinterpret_cast<char16_t*>(d_enc.data());
+        add("decode_utf16_three_pass_replace", nn + u16_bytes, api([=](void* t, std::size_t& b) {
+              return dv::detail::decode_utf16_three_pass(t, b, in, n, out16_3, sm, error_policy::replace, true, false, s);
+            }));
+        if (ops_filter.empty() || (ops_filter.find(",decode_utf16_replace,") != std::string::npos &&
+                                   ops_filter.find(",decode_utf16_three_pass_replace,") != std::string::npos)) {
+          std::size_t t2 = 0;  // the LE output again (the BE row wrote last)
+          check(dv::decode_utf16(nullptr, t2, in, n, out16, sm, error_policy::replace), "decode_utf16 size");
+          check(dv::decode_utf16(temp_for(t2), t2, in, n, out16, sm, error_policy::replace, true, false, s),
+                "decode_utf16");
+          gutf8::cuda::device_buffer<unsigned long long> bad(1);
+          check(cudaMemsetAsync(bad.data(), 0, sizeof(unsigned long long), s), "memset");
+          const auto words = static_cast<uint64_t>(u16_bytes / 4);  // whole pairs of units
+          count_mismatches<<<1024, 256, 0, s>>>(reinterpret_cast<const char32_t*>(out16),
+                                                reinterpret_cast<const char32_t*>(out16_3), words, bad.data());
+          unsigned long long mism = 0;
+          check(cudaMemcpyAsync(&mism, bad.data(), sizeof mism, cudaMemcpyDeviceToHost, s), "mismatches");
+          check(cudaStreamSynchronize(s), "sync");
+          if (mism) std::cout << "  WARNING: UTF-16 decode differs from its three passes in " << mism << " unit pairs\n";
+        }
         add("decode_staged_replace", nn + u32_bytes, api([=](void* t, std::size_t& b) {
               return dv::decode(t, b, in, n, out32, sm, error_policy::replace, true, dv::decoder::staged, s);
             }));

@@ -76,10 +76,9 @@ cudaError_t decode(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
                    cudaStream_t stream = nullptr);
 
 // UTF-8 -> UTF-16 (char16_t in host order, i.e. UTF-16LE; big_endian: UTF-16BE), with decode's
-// policies and summary, but `written` counts UTF-16 units (d_out: room for n units). The fused
-// decoder writes UTF-32 into the temporary storage, an exclusive scan of each code point's unit
-// count (1, or 2 above U+FFFF: prim::transform_exclusive_scan) places it, and a scatter writes
-// the unit or surrogate pair. Temporary storage: about 12 n bytes more than decode's.
+// policies and summary, but `written` counts UTF-16 units (d_out: room for n units). One pass:
+// the fused decoder counting UTF-16 units (two above U+FFFF, a surrogate pair); temporary
+// storage as decode's.
 cudaError_t decode_utf16(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                          char16_t* d_out, device_summary* d_summary, error_policy policy,
                          bool is_last = true, bool big_endian = false, cudaStream_t stream = nullptr);

@@ -26,9 +26,16 @@
 //        4-byte sequences) lists them without testing each byte position and, where all are
 //        4-byte sequences, decodes them with the 4-byte rule alone.
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
+// UTF-16 output (device::decode_utf16) is the same pass counting output code units instead of
+// code points: a well-formed 4-byte sequence counts two (its surrogate pair), so the scan, the
+// look-back and the staging slots are in UTF-16 units; the listed path lists units at UTF-32
+// slots as before, and its write-out places each decoded code point at its unit by a warp ballot
+// of the pairs; byte order is a byte permute at the store.
 // One tile a block: two tiles with one look-back paid only while aggregates were published late
 // (bench/results/codec_tuning.md).
 #pragma once
+
+#include <type_traits>
 
 #include "utf8/tile_rank.cuh"
 
@@ -36,6 +43,22 @@ namespace gutf8::kern {
 
 inline constexpr u32 decode_tile = tile_bytes;  // one look-back state each
 
+// The output's code units: UTF-32, or UTF-16 (two for a well-formed 4-byte sequence).
+enum class out_form : u32 { utf32, utf16 };
+template <out_form F>
+using out_unit = std::conditional_t<F == out_form::utf32, u32, u16>;
+
+// Output code units of the unit starts `outb`, of which those in `quads` are 4-byte sequences.
+template <out_form F>
+__device__ __forceinline__ u32 out_units(u32 outb, u32 quads) {
+  return static_cast<u32>(popc(outb)) + (F == out_form::utf16 ? static_cast<u32>(popc(outb & quads)) : 0u);
+}
+
+// UTF-16: the unit, or the surrogate pair (high | low << 16) of a code point above U+FFFF.
+__device__ __forceinline__ u32 utf16_of(u32 cp) {
+  const u32 v = cp - 0x10000u;
+  return cp < 0x10000u ? cp : (0xD800u + (v >> 10)) | ((0xDC00u + (v & 0x3FFu)) << 16);
+}
 
 template <error_policy P>
 __device__ __forceinline__ u32 output_starts(u32 start, u32 wf) {
@@ -147,26 +170,42 @@ struct decode_front {
   u64 agg;
   u32 outb;
 };
-template <error_policy P>
+template <error_policy P, out_form F>
 __device__ __forceinline__ decode_front front_of(const lane_class<false>& L, utf8_tile_shared& sh, rank_state states,
                                                  u32 tile) {
   const u32 err = L.start & ~L.wf;
   decode_front f;
   f.outb = output_starts<P>(L.start, L.wf);
-  const u32 units = static_cast<u32>(popc(f.outb));
-  add_warp_count(states, tile, P == error_policy::strict ? static_cast<u32>(popc(L.wf)) : units);
+  const u32 units = out_units<F>(f.outb, L.quad);
+  add_warp_count(states, tile, P == error_policy::strict ? out_units<F>(L.wf, L.quad) : units);
   f.s = block_scan_flag(stop_flagged<P>(units, err), sh.rank.wt);
   add_lane_stats(sh.rank.ts, err, L.lf);
   f.agg = widen(f.s.aggregate);
   return f;
 }
 
-// Stages one warp's output at warp-local slots of st: the code points (the staging path), or on
+// UTF-16 on the balanced path: the lane's first UTF-32 slot (k: its first UTF-16 unit) and the
+// warp's UTF-32 units.
+struct listed_slots {
+  u32 first, total;
+};
+template <out_form F>
+__device__ __forceinline__ listed_slots listed_slots_of(bool live, u32 k, u32 outb, u32 quads, const tile_scan& s) {
+  if constexpr (F == out_form::utf32) {
+    return {k, s.warp_total & ~stop32};
+  } else {
+    const u32 pairs = live ? static_cast<u32>(popc(outb & quads)) : 0u;
+    const u32 before = prim::detail::warp_inclusive_scan(pairs, [](u32 a, u32 b) { return a + b; }) - pairs;
+    return {k - before, __reduce_add_sync(full_mask, live ? static_cast<u32>(popc(outb)) : 0u)};
+  }
+}
+
+// Stages one warp's output at warp-local slots of st: the code units (the staging path), or on
 // the balanced path the units' bytes; before the look-back, whose latency overlaps this work (the
-// global offset is only needed by the stores). Returns the warp's path.
-template <error_policy P, bool Vec>
+// global offset is only needed by the stores). Returns the warp's path and, listed, its units.
+template <error_policy P, bool Vec, out_form F>
 __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
-                                             const tile_scan& s, u32 outb, u32* st) {
+                                                  const tile_scan& s, u32 outb, u32* st, u32& listed) {
   const bool live = !(s.exclusive & stop32);
   const u32 k = s.exclusive - s.warp_exclusive;  // the lane's first slot
   const u32 asc = outb & ~L.hi;
@@ -176,18 +215,20 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
   warp_path path = balanced ? warp_path::listed : warp_path::staged;
   if (balanced) {
-    // Units 4 bytes apart in every lane (8 each, 256 in the warp: the scan's total tests that first,
-    // so that other text pays one comparison); r = where the lane's first starts.
+    const listed_slots ls = listed_slots_of<F>(live, k, outb, L.quad, s);
+    listed = ls.total;
+    // Units 4 bytes apart in every lane (8 each, 256 in the warp: the total tests that first, so
+    // that other text pays one comparison); r = where the lane's first starts.
     const u32 r = static_cast<u32>(lowest_bit(outb)) & 3u;
-    if ((s.warp_total & ~stop32) == 8 * 32 && __all_sync(full_mask, live && outb == 0x11111111u << r)) {
-      list_quad_units(st, k, r, L.x, L.nx);
+    if (ls.total == 8 * 32 && __all_sync(full_mask, live && outb == 0x11111111u << r)) {
+      list_quad_units(st, ls.first, r, L.x, L.nx);
       const bool no_error_units = P != error_policy::replace || (outb & ~L.wf) == 0;
       if (__all_sync(full_mask, no_error_units && quad_leads(r, L.x))) path = warp_path::listed_fours;
     } else if (live) {
-      list_unit_bytes(st, k, outb, L.x, L.nx);
+      list_unit_bytes(st, ls.first, outb, L.x, L.nx);
     }
     if constexpr (P == error_policy::replace)
-      if (live) flag_error_units(st, k, outb, outb & ~L.wf);
+      if (live) flag_error_units(st, ls.first, outb, outb & ~L.wf);
     return path;
   }
   // A staging warp (balanced ones returned above): every lane widens 32 ASCII units, or all go word
@@ -217,11 +258,16 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
       bulk = 0;
       rest = 0;
     }
-    const u32 kt = k + static_cast<u32>(popc(outb));  // one past the lane's last slot
+    const u32 kt = k + out_units<F>(outb, L.quad);  // one past the lane's last slot
+    const u32 pairs = F == out_form::utf16 ? outb & L.quad : 0u;
+    // The slot of the unit starting at byte p: kt less the slots of the units at and after p.
+    const auto slot_at = [&](u32 p) {
+      return kt - static_cast<u32>(popc(outb >> p)) - (F == out_form::utf16 ? static_cast<u32>(popc(pairs >> p)) : 0u);
+    };
 #pragma unroll
     for (int q = 0; q < 8; ++q) {  // static word indices: the words come from registers
       if ((bulk >> (4 * q)) & 1u) {
-        const u32 r = kt - static_cast<u32>(popc(outb >> (4 * q)));
+        const u32 r = slot_at(4 * q);
         const uint4 v = widen4(L.x[q]);
         st[stage_slot(r)] = v.x;
         st[stage_slot(r + 1)] = v.y;
@@ -239,25 +285,86 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
       m &= m - 1;
       const u32 c1 = decode_unit(bytes_at(p1));
       const u32 c2 = decode_unit(bytes_at(p2));
-      st[stage_slot(kt - static_cast<u32>(popc(outb >> p1)))] = c1;
-      if (two) st[stage_slot(kt - static_cast<u32>(popc(outb >> p2)))] = c2;
+      if constexpr (F == out_form::utf16) {
+        const u32 s1 = slot_at(p1), u1 = utf16_of(c1);
+        st[stage_slot(s1)] = u1 & 0xFFFFu;
+        if (c1 > 0xFFFFu) st[stage_slot(s1 + 1)] = u1 >> 16;
+        const u32 s2 = slot_at(p2), u2 = utf16_of(c2);
+        if (two) st[stage_slot(s2)] = u2 & 0xFFFFu;
+        if (two && c2 > 0xFFFFu) st[stage_slot(s2 + 1)] = u2 >> 16;
+      } else {
+        st[stage_slot(slot_at(p1))] = c1;
+        if (two) st[stage_slot(slot_at(p2))] = c2;
+      }
     }
     if constexpr (P == error_policy::replace) {
       u32 e = rest & ~L.wf;
       while (e) {
         const u32 p = static_cast<u32>(lowest_bit(e));
         e &= e - 1;
-        st[stage_slot(kt - static_cast<u32>(popc(outb >> p)))] = 0xFFFDu;
+        st[stage_slot(slot_at(p))] = 0xFFFDu;
       }
     }
   }
   return path;
 }
 
-// One warp writes its staged output: global units [first, first + count).
-__device__ __forceinline__ void write_output(warp_path path, const u32* st, u64 first, u32 count, u32* out) {
+// UTF-16, the listed paths' second half, one warp: the `listed` units listed at slots[0 ..)
+// (UTF-32 slots) decoded and written as UTF-16 from dst[0] on, 32 slots a round: a ballot of the
+// round's surrogate pairs places each lane's unit. perm: the byte order (utf16_perm).
+template <class DecodeUnit>
+__device__ __forceinline__ void write_listed_utf16(const u32* slots, u32 listed, u16* dst, u32 perm,
+                                                   DecodeUnit decode) {
+  const u32 lane = threadIdx.x & 31u;
+#pragma unroll 1
+  for (u32 j = 0, at = 0; j < listed; j += 32) {
+    const bool mine = j + lane < listed;
+    const u32 cp = decode(slots[j + lane]);  // slots past `listed` are readable (balance_below)
+    const bool pair = mine && cp > 0xFFFFu;
+    const u32 pairs = __ballot_sync(full_mask, pair);
+    const u32 u = byte_perm(utf16_of(cp), 0, perm);
+    u16* d = dst + at + lane + static_cast<u32>(popc(pairs & below_bit(lane)));
+    if (mine) d[0] = static_cast<u16>(u);
+    if (pair) d[1] = static_cast<u16>(u >> 16);
+    at += min(32u, listed - j) + static_cast<u32>(popc(pairs));
+  }
+}
+
+// The byte permute of a word of two UTF-16 units (low halves of two words for write_staged_u16)
+// into the output's byte order.
+__device__ __forceinline__ u32 utf16_perm(bool big_endian) { return big_endian ? 0x2301u : 0x3210u; }
+
+// UTF-16, the staged path's write-out: units [0, cnt) staged one a u32 slot; dst = the output at
+// the warp's first unit less s0, 16-byte aligned.
+__device__ __forceinline__ void write_staged_u16(const u32* st, u32 s0, u32 cnt, u16* dst, u32 perm) {
+  const u32 pair_perm = perm == 0x3210u ? 0x5410u : 0x4501u;  // two slots' low halves into one word
+  prim::detail::store_range<32>(
+      dst, s0, cnt, threadIdx.x & 31u,
+      [&](u32 j) {
+        u32 w[4];
+#pragma unroll
+        for (u32 q = 0; q < 4; ++q) w[q] = byte_perm(st[stage_slot(j + 2 * q)], st[stage_slot(j + 2 * q + 1)], pair_perm);
+        return make_uint4(w[0], w[1], w[2], w[3]);
+      },
+      [&](u32 j) { return static_cast<u16>(byte_perm(st[stage_slot(j)], 0, perm)); });
+}
+
+// One warp writes its staged output: global units [first, first + count) (listed: the units on
+// the balanced path, UTF-32 slots). perm: UTF-16's byte order.
+template <out_form F>
+__device__ __forceinline__ void write_output(warp_path path, const u32* st, u64 first, u32 count, u32 listed,
+                                             out_unit<F>* out, u32 perm) {
   __syncwarp();
-  if (path == warp_path::listed_fours) {
+  if constexpr (F == out_form::utf16) {
+    if (path == warp_path::staged) {
+      const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 1) + first) & 7u;
+      write_staged_u16(st, s0, count, out + (first - s0), perm);
+    } else if (path == warp_path::listed_fours) {
+      write_listed_utf16(st, listed, out + first, perm, [](u32 x) { return decode_four_bytes(x); });
+    } else {
+      write_listed_utf16(st, listed, out + first, perm, [](u32 x) { return decode_unit(x); });
+    }
+  } else if (path == warp_path::listed_fours) {
     // 256 units, a multiple of 128: no tail.
     decode_listed_units<listed_tail::loop>(st, count, out + first, [](u32 x) { return decode_four_bytes(x); });
   } else if (path == warp_path::listed) {
@@ -270,29 +377,33 @@ __device__ __forceinline__ void write_output(warp_path path, const u32* st, u64 
 
 
 // One block, one tile (tile = blockIdx.x).
-template <error_policy P, bool Vec>
-__device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, u32* out, accum* acc, rank_state states,
-                                            u32 last_tile, u32 tile, utf8_tile_shared& sh, u32* st) {
+template <error_policy P, bool Vec, out_form F>
+__device__ __forceinline__ void decode_one_tile(const u8* in, u64 n, out_unit<F>* out, u32 perm, accum* acc,
+                                                rank_state states, u32 last_tile, u32 tile, utf8_tile_shared& sh,
+                                                u32* st) {
   const u64 base = u64{tile} * tile_bytes;
   prefetch_states_ahead(states, tile, last_tile);
   lane_class<false> L;
   begin_utf8_tile<Vec, false>(in, n, base, acc, sh, L);
-  const decode_front f = front_of<P>(L, sh, states, tile);
-  const warp_path path = stage_output<P, Vec>(in, n, base, L, f.s, f.outb, st);
+  const decode_front f = front_of<P, F>(L, sh, states, tile);
+  u32 listed = 0;
+  const warp_path path = stage_output<P, Vec, F>(in, n, base, L, f.s, f.outb, st, listed);
   constexpr u32 slots = P == error_policy::strict ? strict_lookback_slots : 1;
   const u64 prefix = rank_block<1, true, slots>(threadIdx.x & 31u, f.agg, sh.rank, states, tile, last_tile, acc, base);
   if (!(f.s.warp_exclusive & stop32))
-    write_output(path, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, out);
+    write_output<F>(path, st, prefix + f.s.warp_exclusive, f.s.warp_total & ~stop32, listed, out, perm);
 }
 
 // No copy of the tile's bytes in shared memory: the staging path reads a lane's bytes from its
 // registers or, for single units, from the input again, which its loads have just brought into L1.
-template <error_policy P, bool Vec>
+template <error_policy P, bool Vec, out_form F = out_form::utf32>
 __global__ void __launch_bounds__(tile_threads, decode_fused_min_blocks)
-    decode_fused_kernel(const u8* in, u64 n, u32* out, accum* acc, rank_state states, u32 last_tile) {
-  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code points or units' bytes
+    decode_fused_kernel(const u8* in, u64 n, out_unit<F>* out, accum* acc, rank_state states, u32 last_tile,
+                        bool big_endian = false) {
+  __shared__ __align__(16) u32 st_sh[tile_warps][stage_u32_words];  // code units or units' bytes
   __shared__ utf8_tile_shared sh;
-  decode_one_tile<P, Vec>(in, n, out, acc, states, last_tile, blockIdx.x, sh, st_sh[threadIdx.x >> 5]);
+  decode_one_tile<P, Vec, F>(in, n, out, utf16_perm(big_endian), acc, states, last_tile, blockIdx.x, sh,
+                             st_sh[threadIdx.x >> 5]);
 }
 
 }  // namespace gutf8::kern

@@ -59,6 +59,12 @@ GUTF8_HD u32 funnel_r(u32 lo, u32 hi, u32 k) {
 }
 // Mask of the bits below bit p (p = 0..31).
 GUTF8_HD u32 below_bit(u32 p) { return (1u << p) - 1u; }
+// Own-byte mask (bit i = byte pos + i) of the positions below `limit`.
+GUTF8_HD u32 range_mask(u64 pos, u64 limit) {
+  if (pos >= limit) return 0;
+  const u64 r = limit - pos;
+  return r >= 32 ? ~0u : (1u << r) - 1;
+}
 
 // x >> k (k = 1..31) as the high word of x * 2^(32-k): on the GPU this runs on the FMA pipe,
 // not on the integer ALU pipe, which the bit-plane code keeps the busier (each takes a warp

@@ -18,13 +18,6 @@ inline constexpr unsigned full_mask = 0xFFFFFFFFu;
 // Bits strictly below the lowest set bit of m (all bits when m == 0).
 __device__ __forceinline__ u32 below_lowest(u32 m) { return m == 0 ? ~0u : (m & (0u - m)) - 1; }
 
-// Own-byte mask (bit i = byte pos + i) of the positions below `limit`.
-__device__ __forceinline__ u32 range_mask(u64 pos, u64 limit) {
-  if (pos >= limit) return 0;
-  const u64 r = limit - pos;
-  return r >= 32 ? ~0u : (1u << r) - 1;
-}
-
 __device__ __forceinline__ bool aligned4(const void* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0;
 }
@@ -100,6 +93,7 @@ struct lane_class {
   u32 hi;       // own non-ASCII bytes
   u32 start;    // starts an output unit (below limit)
   u32 wf;       // starts a well-formed unit (below limit)
+  u32 quad;     // starts a well-formed 4-byte sequence (below limit): a surrogate pair in UTF-16
   u32 lf;       // LF bytes (below limit)
   block_cover cov;  // Detail only (below limit)
   bool warp_ascii;  // every byte of the warp is ASCII
@@ -155,6 +149,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     if (lane == 0 && warp != 0) up = link_sh[warp - 1];
     L.start = starts(c, up) & L.inr;
     L.wf = c.wf & L.inr;
+    L.quad = L.wf & c.T3;
     if constexpr (Detail) {
       L.cov = coverage(c, up);
       L.cov.cover &= L.inr;
@@ -164,6 +159,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     }
   } else {
     L.start = L.wf = L.inr;
+    L.quad = 0;
     if constexpr (Detail) L.cov = block_cover{L.inr, 0u, 0u, 0u};
   }
   L.lf &= L.inr;

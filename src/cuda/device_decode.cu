@@ -15,7 +15,8 @@ cudaError_t launch_decode(decoder variant, const temp_layout& l, void* d_temp, c
   const auto last = static_cast<unsigned>(l.tiles - 1);
   auto* out = reinterpret_cast<kern::u32*>(d_out);
   if (variant == decoder::fused)
-    return dependent(kern::decode_fused_kernel<P, Vec>, grid, stream, in, n, out, l.acc(d_temp), l.states(d_temp), last);
+    return dependent(kern::decode_fused_kernel<P, Vec>, grid, stream, in, n, out, l.acc(d_temp), l.states(d_temp), last,
+                     false);
   if (const cudaError_t e = dependent(kern::staged_scatter_kernel<P, Vec>, grid, stream, in, n,
                                       reinterpret_cast<u8*>(d_out), l.acc(d_temp), l.states(d_temp), last);
       e != cudaSuccess)

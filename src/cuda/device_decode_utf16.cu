@@ -1,7 +1,10 @@
-// gutf8::device::decode_utf16: the fused UTF-32 decoder, then a scan of UTF-16 unit counts and a
-// scatter (kernels/utf8/kernel_utf16.cuh).
+// gutf8::device::decode_utf16: the fused decoder writing UTF-16 (kernels/utf8/kernel_decode_fused.cuh).
+// Its former form, kept for A/B measurements (detail::decode_utf16_three_pass): the fused UTF-32
+// decoder, then a scan of UTF-16 unit counts and a scatter (kernels/utf8/kernel_utf16.cuh).
 #include "device_launch.cuh"
+#include "device_variants.hpp"
 #include "gutf8/prim/scan.cuh"
+#include "utf8/kernel_decode_fused.cuh"
 #include "utf8/kernel_utf16.cuh"
 
 namespace gutf8::device {
@@ -37,6 +40,31 @@ cudaError_t scan_places(void* d_temp, std::size_t& bytes, const u32* cps, u64* p
 cudaError_t decode_utf16(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                          char16_t* d_out, device_summary* d_summary, error_policy policy, bool is_last,
                          bool big_endian, cudaStream_t stream) {
+  const temp_layout l(ceil_div(n, kern::decode_tile), 0);
+  if (d_temp == nullptr) {
+    temp_bytes = l.total;
+    return cudaSuccess;
+  }
+  if (bad_args(temp_bytes, l, d_in, n, d_summary) || (n != 0 && d_out == nullptr)) return cudaErrorInvalidValue;
+  const auto* in = reinterpret_cast<const u8*>(d_in);
+  if (const cudaError_t e = begin(l, d_temp, in, n, is_last, kern::input_kind::utf8, stream); e != cudaSuccess)
+    return e;
+  if (l.tiles != 0) {
+    auto* out = reinterpret_cast<kern::u16*>(d_out);
+    const auto grid = static_cast<unsigned>(l.tiles);
+    const auto last = static_cast<unsigned>(l.tiles - 1);
+    const cudaError_t e = with_policy(policy, aligned16(in), [&](auto p, auto vec) {
+      return dependent(kern::decode_fused_kernel<decltype(p)::value, decltype(vec)::value, kern::out_form::utf16>, grid,
+                       stream, in, n, out, l.acc(d_temp), l.states(d_temp), last, big_endian);
+    });
+    if (e != cudaSuccess) return e;
+  }
+  return end<kern::input_kind::utf8>(l, d_temp, in, n, d_summary, policy == error_policy::strict, stream);
+}
+
+cudaError_t detail::decode_utf16_three_pass(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
+                                            std::uint64_t n, char16_t* d_out, device_summary* d_summary,
+                                            error_policy policy, bool is_last, bool big_endian, cudaStream_t stream) {
   std::size_t decode_bytes = 0, scan_bytes = 0;
   if (const cudaError_t e = decode(nullptr, decode_bytes, d_in, n, nullptr, d_summary, policy, is_last,
                                    decoder::fused, stream);

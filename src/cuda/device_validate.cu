@@ -1,4 +1,5 @@
-// gutf8::device::validate (and its former walk, detail::validate_planes)
+// gutf8::device::validate (and, for A/B measurements, its other shapes and its former walk:
+// detail::validate_screen, detail::validate_planes)
 #include "device_variants.hpp"
 #include "validate_walk.cuh"
 
@@ -22,11 +23,25 @@ cudaError_t validate_with(Walk walk, void* d_temp, std::size_t& temp_bytes, cons
   return end<kern::input_kind::utf8>(l, d_temp, in, n, d_summary, false, stream);
 }
 
+using walk_fn = cudaError_t (*)(const launch::u8*, launch::u64, bool, kern::accum*, cudaStream_t);
+
 }  // namespace
 
 cudaError_t validate(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                      device_summary* d_summary, bool is_last, cudaStream_t stream) {
-  return validate_with(launch::screen_walk, d_temp, temp_bytes, d_in, n, d_summary, is_last, stream);
+  return validate_with(launch::screen_walk<>, d_temp, temp_bytes, d_in, n, d_summary, is_last, stream);
+}
+
+cudaError_t detail::validate_screen(screen_shape shape, void* d_temp, std::size_t& temp_bytes,
+                                    const std::byte* d_in, std::uint64_t n, device_summary* d_summary, bool is_last,
+                                    cudaStream_t stream) {
+  walk_fn walk = nullptr;
+  if (shape.lane_blocks == 1 && shape.min_blocks == 3) walk = launch::screen_walk<1, 3, true>;
+  if (shape.lane_blocks == 1 && shape.min_blocks == 4) walk = launch::screen_walk<1, 4, true>;
+  if (shape.lane_blocks == 2 && shape.min_blocks == 2) walk = launch::screen_walk<2, 2, true>;
+  if (shape.lane_blocks == 2 && shape.min_blocks == 3) walk = launch::screen_walk<2, 3, true>;
+  if (walk == nullptr) return cudaErrorInvalidValue;
+  return validate_with(walk, d_temp, temp_bytes, d_in, n, d_summary, is_last, stream);
 }
 
 cudaError_t detail::validate_planes(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,

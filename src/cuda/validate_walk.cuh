@@ -1,7 +1,7 @@
 // The launches of the validate kernels: kern::validate_screen_kernel for device::validate, and
 // kern::validate_kernel for device::sanitize (whose copying pass it is) and as validate's former
 // walk (detail::validate_planes, kept for A/B measurements): every resident warp walks one
-// contiguous run of 1 KiB segments.
+// contiguous run of segments.
 #pragma once
 
 #include "device_launch.cuh"
@@ -10,12 +10,12 @@
 
 namespace gutf8::device::launch {
 
-// One launch of Kernel (a validate kernel), whose own occupancy sets how many warps share the
-// segments; `extra` follows the segment counts in its parameters.
-template <auto Kernel, class... Extra>
+// One launch of Kernel (a validate kernel walking segments of Segment bytes), whose own occupancy
+// sets how many warps share the segments; `extra` follows the segment counts in its parameters.
+template <auto Kernel, u64 Segment = kern::validate_segment, class... Extra>
 cudaError_t walk_with(const u8* in, u64 n, bool is_last, kern::accum* acc, cudaStream_t stream, Extra... extra) {
   // The segments start at the aligned address at or below `in` (kernel_validate.cuh).
-  const u64 segs = n == 0 ? 0 : ceil_div(kern::validate_head(in) + n, kern::validate_segment);
+  const u64 segs = n == 0 ? 0 : ceil_div(kern::validate_head(in) + n, Segment);
   if (segs == 0) return cudaSuccess;
   const u64 warps_per_block = kern::block_threads / 32;
   const u64 blocks = stride_grid<Kernel>(ceil_div(segs, warps_per_block));
@@ -33,10 +33,16 @@ cudaError_t validate_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, k
   return walk_with<kern::validate_kernel<false>>(in, n, is_last, acc, stream, copy);
 }
 
-// Validate's walk: segments screened, counted exactly where the screen flags them.
-inline cudaError_t screen_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, cudaStream_t stream) {
-  if (aligned16(in)) return walk_with<kern::validate_screen_kernel<true>>(in, n, is_last, acc, stream);
-  return walk_with<kern::validate_screen_kernel<false>>(in, n, is_last, acc, stream);
+// Validate's walk: segments screened, counted exactly where the screen flags them (B: 32-byte
+// blocks a lane; MinBlocks: blocks an SM). OnlyAligned: no kernel for unaligned input (A/B
+// variants; cudaErrorInvalidValue for such input).
+template <kern::u32 B = kern::validate_lane_blocks, int MinBlocks = kern::validate_screen_min_blocks,
+          bool OnlyAligned = false>
+cudaError_t screen_walk(const u8* in, u64 n, bool is_last, kern::accum* acc, cudaStream_t stream) {
+  constexpr u64 segment = kern::screen_walk<B>::segment;
+  if (aligned16(in)) return walk_with<kern::validate_screen_kernel<true, B, MinBlocks>, segment>(in, n, is_last, acc, stream);
+  if constexpr (OnlyAligned) return cudaErrorInvalidValue;
+  else return walk_with<kern::validate_screen_kernel<false, B, MinBlocks>, segment>(in, n, is_last, acc, stream);
 }
 
 }  // namespace gutf8::device::launch

@@ -172,15 +172,15 @@ TEST(GpuRandom, MisalignedInput) {
   }
 }
 
-// Validate lays its 1 KiB segments from the 16-byte aligned address at or below the input
-// (kernels/utf8/kernel_validate.cuh): the bytes before the input read as 0, its first segment and
+// Validate lays its segments from the 16-byte aligned address at or below the input
+// (kernels/utf8/kernel_validate_screen.cuh): the bytes before the input read as 0, its first segment and
 // its last take the guarded path, the others 16-byte loads. Every misalignment, at sizes around a
 // lane, a segment and a tile, and large enough that each warp walks several segments; valid text
 // with LFs from the first byte on, then an error unit at the first byte, at the edges of the
 // segments as the kernel lays them, a sequence cut by the end, and sparse random errors.
 TEST(GpuRandom, ValidateAtEveryAlignment) {
   GUTF8_REQUIRE_GPU();
-  constexpr std::size_t segment = kern::warp_bytes;  // validate_segment
+  constexpr std::size_t segment = kern::validate_screen_segment;
   workspace ws;
   auto g = rng(8800);
   for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{33}, segment - 3, segment + 5,
@@ -214,29 +214,25 @@ TEST(GpuRandom, ValidateAtEveryAlignment) {
   }
 }
 
-// Validate screens each 1 KiB segment and counts exactly only the flagged ones (and a run's first
-// and last): one error unit in otherwise valid text, its first byte 5 bytes before to 3 bytes
-// after a segment edge (a truncated sequence flags only the next segment; the stray continuations
-// after an out-of-range second byte are flagged up to 2 bytes before them), in CJK and emoji text
-// whose segments all take the screen.
-TEST(GpuRandom, ValidateScreenAtSegmentEdges) {
-  GUTF8_REQUIRE_GPU();
-  constexpr std::size_t segment = kern::warp_bytes;
+// Validate screens each segment and counts exactly only the flagged ones (and a run's first and
+// last, and those after a segment with an error): one error unit in otherwise valid text, its
+// first byte 5 bytes before to 3 bytes after a segment edge (a truncated sequence flags only the
+// next segment; the stray continuations after an out-of-range second byte are flagged up to 2
+// bytes before them), in CJK and emoji text whose segments all take the screen. Every shape of the
+// walk the benchmark measures (lanes of one or two 32-byte blocks), and the default.
+void validate_errors_at_edges(workspace& ws, std::size_t segment, std::size_t n, const std::vector<std::size_t>& ks,
+                              int d_lo, int d_hi) {
   const std::vector<bytes> patterns = {
       {0xE1, 'x'},       {0xF0, 0x9F, 0x98, 'x'}, {0xF0, 0x9F, 'x'}, {0xC0, 0x80}, {0xF8, 0x80, 0x80},
       {0xE0, 0x80, 0x80}, {0xF0, 0x80, 0x80, 0x80}, {0xED, 0xA0, 0x80}, {0xF4, 0x90, 0x80, 0x80},
       {0x80},             {0xE4, 0xB8, '\n'},     {0xF4, 0x8F, 0xBF, 0xBF, 0xBF}};
-  workspace ws;
-  auto g = rng(9900);
+  auto g = rng(9900 + segment);
   for (script sc : {script::cjk, script::emoji}) {
-    // Large enough that warps walk runs of several segments on any GPU of this class (6 a warp
-    // on an H200): the edges below sit at different places in their runs.
-    const std::size_t n = (std::size_t{16} << 20) + 123;
     bytes text = random_text(g, n, sc);
     text.resize(n);
-    for (std::size_t k : {std::size_t{3}, std::size_t{8}, std::size_t{6001}}) {
+    for (std::size_t k : ks) {
       for (const bytes& pat : patterns) {
-        for (int d = -5; d <= 3; ++d) {
+        for (int d = d_lo; d <= d_hi; ++d) {
           bytes b = text;
           const std::size_t pos = k * segment + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(d));
           std::size_t lo = pos - 8, hi = pos + 8;  // an ASCII window on character boundaries
@@ -251,6 +247,41 @@ TEST(GpuRandom, ValidateScreenAtSegmentEdges) {
       }
     }
   }
+}
+
+TEST(GpuRandom, ValidateScreenAtSegmentEdges) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  // Large enough that warps walk runs of several segments on any GPU of this class: the edges
+  // below sit at different places in their runs.
+  validate_errors_at_edges(ws, kern::validate_screen_segment, (std::size_t{16} << 20) + 123, {3, 8, 3001}, -5, 3);
+}
+
+TEST(GpuRandom, ValidateEveryScreenShape) {
+  GUTF8_REQUIRE_GPU();
+  workspace ws;
+  auto g = rng(9911);
+  for (const device::detail::screen_shape shape : {device::detail::screen_shape{1, 3}, device::detail::screen_shape{1, 4},
+                                                  device::detail::screen_shape{2, 2}, device::detail::screen_shape{2, 3}}) {
+    SCOPED_TRACE("shape " + std::to_string(shape.lane_blocks) + "/" + std::to_string(shape.min_blocks));
+    ws.screen = shape;
+    const std::size_t segment = kern::warp_bytes * static_cast<std::size_t>(shape.lane_blocks);
+    validate_errors_at_edges(ws, segment, (std::size_t{4} << 20) + 77, {5, 1001}, -3, 2);
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, segment - 3, segment + 5, 3 * tile + 77}) {
+      for (script sc : {script::mixed, script::cjk, script::ascii}) {
+        for (double rate : {0.0, 0.001, 0.01, 0.05}) {
+          bytes b = random_text(g, n, sc);
+          b.resize(n);
+          corrupt(g, b, rate);
+          ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, "random"));
+          if (n < 8) continue;
+          const result chunked = ws.run_chunked(op::validate, b, error_policy::replace, {n / 3, n / 2});
+          ASSERT_TRUE(same(chunked, cpu(op::validate, b, error_policy::replace), "chunked"));
+        }
+      }
+    }
+  }
+  ws.screen.reset();
 }
 
 // Sanitize first copies aligned input while it validates it (warps walking runs of 1 KiB

@@ -14,13 +14,16 @@ struct utf16_result {
   std::uint64_t carry = 0;
 };
 
-utf16_result run_gpu(const bytes& b, error_policy p, bool big_endian, bool is_last = true) {
+// in_at: the input's offset in its buffer (bytes), out_at: the output's (UTF-16 units).
+utf16_result run_gpu(const bytes& b, error_policy p, bool big_endian, bool is_last = true, std::size_t in_at = 0,
+                     std::size_t out_at = 0) {
   const std::size_t n = b.size();
-  cuda::device_buffer<std::uint8_t> in(std::max<std::size_t>(n, 1)), out(2 * std::max<std::size_t>(n, 1));
+  cuda::device_buffer<std::uint8_t> in(std::max<std::size_t>(n, 1) + in_at),
+      out(2 * (std::max<std::size_t>(n, 1) + out_at));
   cuda::device_buffer<device::device_summary> sum(1);
-  if (n != 0) cuda::check(cudaMemcpy(in.data(), b.data(), n, cudaMemcpyHostToDevice), "upload");
-  const auto* d_in = reinterpret_cast<const std::byte*>(in.data());
-  auto* d_out = reinterpret_cast<char16_t*>(out.data());
+  if (n != 0) cuda::check(cudaMemcpy(in.data() + in_at, b.data(), n, cudaMemcpyHostToDevice), "upload");
+  const auto* d_in = reinterpret_cast<const std::byte*>(in.data() + in_at);
+  auto* d_out = reinterpret_cast<char16_t*>(out.data()) + out_at;
   std::size_t temp_bytes = 0;
   cuda::check(device::decode_utf16(nullptr, temp_bytes, d_in, n, d_out, sum.data(), p, is_last, big_endian),
               "size query");
@@ -31,18 +34,19 @@ utf16_result run_gpu(const bytes& b, error_policy p, bool big_endian, bool is_la
   cuda::check(cudaMemcpy(&d, sum.data(), sizeof d, cudaMemcpyDeviceToHost), "summary");
   utf16_result r;
   r.out.resize(2 * d.written);
-  if (d.written != 0) cuda::check(cudaMemcpy(r.out.data(), out.data(), r.out.size(), cudaMemcpyDeviceToHost), "out");
+  if (d.written != 0) cuda::check(cudaMemcpy(r.out.data(), d_out, r.out.size(), cudaMemcpyDeviceToHost), "out");
   r.sum = device::to_summary(d);
   r.carry = d.carry;
   return r;
 }
 
-::testing::AssertionResult same_as_cpu(const bytes& b, error_policy p, bool big_endian, const std::string& what) {
+::testing::AssertionResult same_as_cpu(const bytes& b, error_policy p, bool big_endian, const std::string& what,
+                                       std::size_t in_at = 0, std::size_t out_at = 0) {
   const std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
   summary want_sum;
   const std::string want =
       decode_to(text, big_endian ? text_form::utf16be : text_form::utf16le, p, &want_sum, options{backend::cpu});
-  const utf16_result got = run_gpu(b, p, big_endian);
+  const utf16_result got = run_gpu(b, p, big_endian, true, in_at, out_at);
   if (got.out != want)
     return ::testing::AssertionFailure() << what << ": output differs (" << got.out.size() << " vs " << want.size()
                                          << " bytes)";
@@ -90,6 +94,57 @@ TEST(GpuUtf16, AllFourByteTextIsAllSurrogatePairs) {
   const bytes b = random_text(g, 5 * tile + 77, script::emoji);
   ASSERT_TRUE(same_as_cpu(b, error_policy::strict, false, "emoji"));
   ASSERT_TRUE(same_as_cpu(b, error_policy::strict, true, "emoji BE"));
+}
+
+// Dense text takes the decoder's listed paths (units listed at UTF-32 slots, placed at UTF-16 units
+// by a ballot of the surrogate pairs; all 4-byte units: decoded as such), ASCII-heavy text the
+// staged one (UTF-16 slots): each valid and with errors, every policy, both byte orders, input
+// and output at offsets that are not 16-byte aligned.
+TEST(GpuUtf16, EveryPathAlignmentAndByteOrder) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(1603);
+  for (script s : {script::cjk, script::emoji, script::ascii, script::mixed}) {
+    for (double rate : {0.0, 0.002, 0.03}) {
+      bytes b = random_text(g, 6 * tile + 1 + g() % tile, s);
+      corrupt(g, b, rate);
+      for (error_policy p : policies) {
+        for (std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{7}}) {
+          const bool big = at == 7;
+          ASSERT_TRUE(same_as_cpu(b, p, big,
+                                  "script " + std::to_string(int(s)) + " rate " + std::to_string(rate) + ' ' + name(p) +
+                                      " at " + std::to_string(at),
+                                  (3 * at) % 16, at));
+        }
+      }
+    }
+  }
+  // Warps whose lanes all hold 8 units 4 bytes apart: 4-byte sequences, one broken in a lane.
+  for (std::size_t phase = 0; phase < 4; ++phase) {
+    bytes b(phase, 'x');
+    while (b.size() < 3 * tile + 100) append_utf8(b, static_cast<char32_t>(0x1F600 + g() % 64));
+    bytes broken = b;
+    broken[tile + 2 * kern::warp_bytes + 5] = 'q';
+    for (error_policy p : policies) {
+      ASSERT_TRUE(same_as_cpu(b, p, phase == 1, "4-byte units, phase " + std::to_string(phase)));
+      ASSERT_TRUE(same_as_cpu(broken, p, phase == 2, "4-byte units, one broken, phase " + std::to_string(phase)));
+    }
+  }
+}
+
+// For compute-sanitizer (memcheck, racecheck: the decoder stages in shared memory): a few shapes
+// of every path.
+TEST(GpuSanitizerSweep, Utf16FewShapes) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(1604);
+  for (std::size_t n : {std::size_t{1}, std::size_t{299}, 3 * tile + 77}) {
+    for (script s : {script::ascii, script::cjk, script::emoji, script::mixed}) {
+      bytes b = random_text(g, n, s);
+      if (s == script::mixed) corrupt(g, b, 0.01);
+      b.resize(n);
+      for (error_policy p : policies)
+        ASSERT_TRUE(same_as_cpu(b, p, n == 299, "sweep " + std::to_string(n) + ' ' + name(p), n % 16, n % 8));
+    }
+  }
 }
 
 TEST(GpuUtf16, CarryLeavesTheCutSequence) {

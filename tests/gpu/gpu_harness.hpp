@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "cuda/device_variants.hpp"
 #include "gutf8/codec.hpp"
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/detail/utf8_rules.hpp"
@@ -81,6 +83,9 @@ inline device::decoder variant_of(op o) {
 // Device buffers reused across calls (grown on demand).
 class workspace {
  public:
+  // op::validate through another shape of its screening walk (aligned input only), when set.
+  std::optional<device::detail::screen_shape> screen;
+
   // One device call. `misalign` shifts the input inside its buffer (0..15). The bytes around the
   // input would change any result they took part in (a 4-byte lead before it, a continuation
   // after it), so a read outside the input fails by design.
@@ -159,7 +164,9 @@ class workspace {
     if (summary_.size() == 0) summary_ = cuda::device_buffer<device::device_summary>(1);
     device::device_summary* s = summary_.data();
     switch (o) {
-      case op::validate: return device::validate(temp, temp_bytes, in, n, s, is_last);
+      case op::validate:
+        if (screen) return device::detail::validate_screen(*screen, temp, temp_bytes, in, n, s, is_last);
+        return device::validate(temp, temp_bytes, in, n, s, is_last);
       case op::decode_fused:
         case op::decode_staged:
         return device::decode(temp, temp_bytes, in, n, reinterpret_cast<char32_t*>(out_.data()), s,
