@@ -148,8 +148,9 @@ def small_case(a, rec: Recorder, names: list[str]) -> None:
     rec.add("small", "isutf8 -l", label, 1, total, m, runs)
     m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cpu", a.reps)
     rec.add("small", "gutf8 validate -l --backend=cpu", label, a.threads, total, m, runs)
-    if a.cuda:
-        m, runs, _ = timed(f"timeout {a.cuda_timeout} xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cuda", a.reps)
+    if a.cuda:  # fewer runs: each starts CUDA
+        m, runs, _ = timed(f"timeout {a.cuda_timeout} xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cuda",
+                           min(a.reps, 3))
         rec.add("small", "gutf8 validate -l --backend=cuda", label, a.threads, total, m, runs)
 
 
@@ -161,21 +162,30 @@ def pipe_case(a, rec: Recorder, path: str, label: str) -> None:
     rec.add("pipe", "cat | gutf8 validate", label, a.threads, size, m, runs)
 
 
+def in_process(code: str, reps: int) -> list[float]:
+    """Seconds of `code` (a call of gutf8) run `reps` times in one warm Python process, after one
+    untimed call: what a Python user's call costs, without the interpreter's start-up."""
+    script = ("import time, gutf8\n" + code + "\nt = []\n"
+              f"for _ in range({reps}):\n    s = time.perf_counter()\n    " + code.replace("\n", "\n    ") +
+              "\n    t.append(time.perf_counter() - s)\nprint(' '.join(map(str, t)))")
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return [float(x) for x in p.stdout.split()]
+
+
 def python_case(a, rec: Recorder, path: str, label: str, names: list[str]) -> None:
     size = os.path.getsize(path)
-    py = f"{sys.executable} -c " + shlex.quote(
-        f"import gutf8; r = gutf8.validate_file({path!r}, backend='cpu'); assert r.valid")
-    m, runs, _ = timed(py, a.reps)
-    rec.add("python", "gutf8.validate_file", label, a.threads, size, m, runs)
+    runs = in_process(f"r = gutf8.validate_file({path!r}, backend='cpu'); assert r.valid", a.reps)
+    rec.add("python", "gutf8.validate_file (warm process)", label, a.threads, size, statistics.median(runs), runs)
     m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu {shlex.quote(path)}", a.reps)
     rec.add("python", "gutf8 validate (CLI)", label, a.threads, size, m, runs)
     listing = os.path.join(a.work, f"small-{len(names)}.list")
     total = sum(os.path.getsize(n) for n in names)
-    py = f"{sys.executable} -c " + shlex.quote(
-        f"import gutf8; names = open({listing!r}).read().split(); "
-        "bad = [r.path for r in gutf8.validate_files(names, backend='cpu') if not r.valid]")
-    m, runs, _ = timed(py, a.reps)
-    rec.add("python", "gutf8.validate_files", f"{len(names)} small files", a.threads, total, m, runs)
+    call = f"names = open({listing!r}).read().split(); bad = [r.path for r in gutf8.validate_files(names, backend='cpu') if not r.valid]"
+    runs = in_process(call, a.reps)
+    rec.add("python", "gutf8.validate_files (warm process)", f"{len(names)} small files", a.threads, total,
+            statistics.median(runs), runs)
+    m, runs, _ = timed(f"{sys.executable} -c " + shlex.quote("import gutf8; " + call), a.reps)
+    rec.add("python", "gutf8.validate_files (from start)", f"{len(names)} small files", a.threads, total, m, runs)
     m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {a.isutf8} -l", a.reps)
     rec.add("python", "isutf8 -l", f"{len(names)} small files", 1, total, m, runs)
 
@@ -194,7 +204,7 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--cuda", action="store_true", help="also --backend=cuda over the small files")
-    p.add_argument("--cuda-timeout", type=int, default=60)
+    p.add_argument("--cuda-timeout", type=int, default=20)
     p.add_argument("--one-thread-max", type=parse_size, default=parse_size("2G"),
                    help="big files up to this size are also run on one thread")
     p.add_argument("--commit", default="")

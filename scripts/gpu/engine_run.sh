@@ -9,7 +9,7 @@
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out"
-b=.device
+b=${BUNDLE:-.device}
 part=${1:-bench}
 echo "bundle $(cat $b/COMMIT | tr '\n' ' '), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [[ -d .device-python ]]; then
