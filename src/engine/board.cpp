@@ -9,6 +9,11 @@ namespace gutf8::internal {
 board::board(std::size_t inputs, const board_limits& limits, std::size_t workers, std::size_t takers)
     : inputs_(inputs), limits_(limits), working_(workers), takers_(takers) {}
 
+void board::notify(const wakes& w) {
+  if (w.workers) work_.notify_all();
+  if (w.committer) results_.notify_all();
+}
+
 void board::set_workers(std::size_t workers, std::size_t takers) {
   std::lock_guard lock(m_);
   working_ = workers;
@@ -95,7 +100,9 @@ std::optional<task> board::claim(const worker_traits& w, const std::function<voi
       lock.lock();
       continue;  // the board may have changed meanwhile
     }
-    changed_.wait(lock);
+    ++idle_;
+    work_.wait(lock);
+    --idle_;
   }
 }
 
@@ -110,6 +117,7 @@ std::optional<task> board::try_claim(const worker_traits& w) {
 // ---------------------------------------------------------------------- openers ----
 
 void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd) {
+  wakes wake;
   {
     std::lock_guard lock(m_);
     j.opening_ = false;
@@ -127,11 +135,13 @@ void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t 
       if (!is_front(j)) behind_in_flight_ -= 1;
     }
     if (shape == job_shape::chunks) j.reading_ = true;
+    wake = {readable != 0 && idle_ != 0, committer_waits_ && is_front(j)};
   }
-  changed_.notify_all();
+  notify(wake);
 }
 
 void board::open_failed(job& j, std::exception_ptr why) {
+  wakes wake;
   {
     std::lock_guard lock(m_);
     j.opening_ = false;
@@ -141,8 +151,9 @@ void board::open_failed(job& j, std::exception_ptr why) {
     j.in_flight_ -= 1;
     if (!is_front(j)) behind_in_flight_ -= 1;
     j.failed_.emplace(0, job::failure{std::move(why), false});
+    wake = {idle_ != 0, committer_waits_ && is_front(j)};  // a worker waiting for the last input may end
   }
-  changed_.notify_all();
+  notify(wake);
 }
 
 bool board::reserve_chunk(job& j, const std::function<bool()>& help) {
@@ -157,16 +168,22 @@ bool board::reserve_chunk(job& j, const std::function<bool()>& help) {
     lock.unlock();
     const bool helped = help && help();
     lock.lock();
-    if (!helped && !cancelled_ && !j.closed_ && !within_budget(j, j.reserved_, 1)) changed_.wait(lock);
+    if (!helped && !cancelled_ && !j.closed_ && !within_budget(j, j.reserved_, 1)) {
+      ++idle_;
+      work_.wait(lock);
+      --idle_;
+    }
   }
 }
 
 void board::chunk_readable(job& j) {
+  bool wake = false;
   {
     std::lock_guard lock(m_);
     ++j.readable_;
+    wake = idle_ != 0;
   }
-  changed_.notify_all();
+  if (wake) work_.notify_all();
 }
 
 void board::chunk_processed(job& j, run_result&& r) {
@@ -180,18 +197,21 @@ void board::chunk_processed(job& j, run_result&& r) {
 }
 
 void board::chunks_end(job& j) {
+  wakes wake;
   {
     std::lock_guard lock(m_);
     j.complete_ = true;
     j.reading_ = false;
+    wake = {idle_ != 0, committer_waits_ && is_front(j)};
   }
-  changed_.notify_all();
+  notify(wake);
 }
 
 // ---------------------------------------------------------------------- results ----
 
 void board::publish(job& j, run_result&& r) {
   std::function<void()> release;
+  bool wake = false;
   {
     std::lock_guard lock(m_);
     j.unfinished_ -= r.run.count;
@@ -201,28 +221,33 @@ void board::publish(job& j, run_result&& r) {
       const std::uint64_t first = r.run.first;
       j.done_.emplace(first, std::move(r));
     }
+    wake = committer_waits_ && is_front(j);  // the committer alone waits for results, the front's
   }
   if (release) release();
-  changed_.notify_all();
+  if (wake) results_.notify_all();
 }
 
 void board::give_back(job& j, const piece_run& run) {
+  wakes wake;
   {
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.given_back_.push_back(run);
+    wake = {idle_ != 0, committer_waits_};
   }
-  changed_.notify_all();
+  notify(wake);
 }
 
 void board::fail(job& j, const piece_run& run, std::exception_ptr why, bool fatal) {
+  wakes wake;
   {
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.failed_.emplace(run.first, job::failure{std::move(why), fatal});
     if (j.shape_ == job_shape::chunks) j.reading_ = false;  // only its reader fails a stream at once
+    wake = {idle_ != 0, committer_waits_ && is_front(j)};
   }
-  changed_.notify_all();
+  notify(wake);
 }
 
 void board::fail_run(std::exception_ptr why) {
@@ -230,7 +255,8 @@ void board::fail_run(std::exception_ptr why) {
     std::lock_guard lock(m_);
     if (!run_failure_) run_failure_ = std::move(why);
   }
-  changed_.notify_all();
+  work_.notify_all();
+  results_.notify_all();
 }
 
 void board::worker_ended(const worker_traits& w) {
@@ -239,7 +265,7 @@ void board::worker_ended(const worker_traits& w) {
     --working_;
     if (w.takes_given_back) --takers_;
   }
-  changed_.notify_all();
+  results_.notify_all();  // seldom: once a worker
 }
 
 // -------------------------------------------------------------------- committer ----
@@ -260,7 +286,7 @@ front_event board::await_front() {
     if (run_failure_) std::rethrow_exception(run_failure_);
     if (jobs_.empty()) {  // nobody has reached it yet: make it, for the first opener to take
       jobs_.push_back(std::make_unique<job>(first_));
-      changed_.notify_all();
+      if (idle_ != 0) work_.notify_all();
     }
     job& j = *jobs_.front();
     const auto first_failure = j.failed_.begin();
@@ -276,6 +302,8 @@ front_event board::await_front() {
     if (const auto it = j.done_.find(j.committed_); it != j.done_.end()) {
       front_event e{front_event::kind::result, std::move(it->second), nullptr};
       j.done_.erase(it);
+      // The job's last run: the committer need not come back for its end.
+      e.last = j.shape_ != job_shape::unopened && j.complete_ && e.result.run.end() >= j.readable_ && !j.reading_;
       return e;
     }
     if (j.shape_ != job_shape::unopened && j.complete_ && j.committed_ >= j.readable_ && !j.reading_)
@@ -284,18 +312,22 @@ front_event board::await_front() {
     if (working_ == 0 || stranded)
       throw error(errc::device_failure, stranded ? "runs were given back and no worker of the run takes them"
                                                  : "every worker of the run stopped before the end of its inputs");
-    changed_.wait(lock);
+    committer_waits_ = true;
+    results_.wait(lock);
+    committer_waits_ = false;
   }
 }
 
 void board::committed(const piece_run& run) {
+  bool wake = false;
   {
     std::lock_guard lock(m_);
     job& j = *jobs_.front();
     j.committed_ = run.end();
     j.in_flight_ -= run.count;
+    wake = idle_ != 0;  // the budget grew
   }
-  changed_.notify_all();
+  if (wake) work_.notify_all();
 }
 
 void board::drop_outputs(job& j, std::vector<std::function<void()>>& releases) {
@@ -307,22 +339,28 @@ void board::drop_outputs(job& j, std::vector<std::function<void()>>& releases) {
 std::unique_ptr<job> board::finish_front() {
   std::vector<std::function<void()>> releases;
   std::unique_ptr<job> ended;
+  bool wake = false;
   {
     std::unique_lock lock(m_);
     job& j = *jobs_.front();
     j.closed_ = true;  // a stopped or failed job: its workers and reader stop
-    changed_.notify_all();
     // Its workers still hold pointers to it: they publish (dropped, as it is closed) first.
-    changed_.wait(lock, [&] { return j.unfinished_ == 0 && !j.reading_; });
+    if (j.unfinished_ != 0 || j.reading_) {
+      work_.notify_all();
+      committer_waits_ = true;
+      results_.wait(lock, [&] { return j.unfinished_ == 0 && !j.reading_; });
+      committer_waits_ = false;
+    }
     drop_outputs(j, releases);
     holding_ -= j.holds_fd_ ? 1 : 0;
     ended = std::move(jobs_.front());
     jobs_.pop_front();
     ++first_;
     if (!jobs_.empty()) behind_in_flight_ -= jobs_.front()->in_flight_;
+    wake = idle_ != 0;
   }
   for (auto& r : releases) r();
-  changed_.notify_all();
+  if (wake) work_.notify_all();
   return ended;
 }
 
@@ -336,7 +374,8 @@ void board::cancel() {
       drop_outputs(*j, releases);
     }
   }
-  changed_.notify_all();
+  work_.notify_all();
+  results_.notify_all();
   for (auto& r : releases) r();
 }
 

@@ -114,6 +114,7 @@ struct front_event {
   enum class kind : std::uint8_t { result, failed, complete } what = kind::complete;
   run_result result;        // kind::result
   std::exception_ptr why;   // kind::failed
+  bool last = false;        // kind::result: the job's last run (no kind::complete follows)
 };
 
 struct board_limits {
@@ -188,7 +189,15 @@ class board {
   const std::size_t inputs_;
   const board_limits limits_;
   mutable std::mutex m_;
-  std::condition_variable changed_;
+  std::condition_variable work_;     // workers wait for work and budget
+  std::condition_variable results_;  // the committer waits for results
+  // Who waits, so that a change wakes only those it concerns: one thread switch a small input costs.
+  std::size_t idle_ = 0;          // workers waiting on work_
+  bool committer_waits_ = false;  // the committer waits on results_
+  struct wakes {
+    bool workers = false, committer = false;
+  };
+  void notify(const wakes& w);
   std::deque<std::unique_ptr<job>> jobs_;  // inputs [first_, first_ + jobs_.size())
   std::size_t first_ = 0;                  // the front job's index
   std::uint64_t behind_in_flight_ = 0;     // in flight in jobs behind the front

@@ -70,7 +70,7 @@ class job_commit {
         observer_.done(j.index, finish(j));  // what was found before the observer ended the run
         return false;
       }
-      if (stopped_) {
+      if (stopped_ || e.last) {
         observer_.done(j.index, finish(j));
         break;
       }
