@@ -10,6 +10,7 @@
 #include "codec/boundary.hpp"
 #include "codec/cpu_scan.hpp"
 #include "codec/lines.hpp"
+#include "gutf8/prim/cpu.hpp"
 
 namespace gutf8::internal {
 namespace {
@@ -202,7 +203,7 @@ class cpu_processor final : public block_processor {
   std::size_t segment_count(const block_request& rq) const noexcept {
     if (rq.histogram != nullptr || rq.end < tuning_.parallel_threshold) return 1;
     // Asked here, not at construction: small one-shot calls should not pay for the query.
-    const unsigned threads = threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = threads_ != 0 ? threads_ : prim::cpu::hardware_threads();
     const std::size_t by_size = rq.end / std::max<std::size_t>(tuning_.min_segment, 1);
     return std::clamp<std::size_t>(by_size, 1, threads);
   }

@@ -6,14 +6,12 @@
 //                lazy CUDA processor that sends a block to the GPU when the input is known to be
 //                large (size_hint) or the block itself is, and falls back to the CPU for good
 //                when CUDA cannot start. Small inputs never pay for the CUDA start-up.
-#include <algorithm>
-#include <thread>
-
 #include "codec/auto_model.hpp"
 #include "codec/block.hpp"
 #include "codec/cpu_block.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gutf8/error.hpp"
+#include "gutf8/prim/cpu.hpp"
 #include "gutf8/version.hpp"
 
 namespace gutf8::internal {
@@ -25,7 +23,7 @@ constexpr std::size_t auto_min_gpu_block = std::size_t{64} << 10;
 
 // The threshold for the CPU backend these options would run.
 std::uint64_t threshold_of(const options& opt) {
-  const unsigned threads = opt.threads != 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = opt.threads != 0 ? opt.threads : prim::cpu::hardware_threads();
   return auto_gpu_threshold(threads);
 }
 
