@@ -8,7 +8,7 @@
 //                when CUDA cannot start. Small inputs never pay for the CUDA start-up.
 #include "codec/auto_model.hpp"
 #include "codec/block.hpp"
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/prim/cpu.hpp"

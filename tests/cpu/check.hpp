@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
 #include "generators.hpp"
 #include "gutf8/gutf8.hpp"

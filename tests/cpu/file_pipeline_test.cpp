@@ -16,7 +16,7 @@
 #include "check.hpp"
 #include "file_pipeline_support.hpp"
 #include "codec/boundary.hpp"
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
 #include "file/process_file.hpp"
 #include "gutf8/file.hpp"

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "check.hpp"
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "file/pieces.hpp"
 #include "codec/stream_core.hpp"
 

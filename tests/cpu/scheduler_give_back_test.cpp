@@ -20,7 +20,7 @@
 #include <string>
 
 #include "check.hpp"
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
 #include "file/process_file.hpp"
 #include "file_pipeline_support.hpp"

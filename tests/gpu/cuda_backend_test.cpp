@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codec/auto_model.hpp"
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gpu_harness.hpp"
 #include "gutf8/error.hpp"

@@ -1,6 +1,6 @@
 // The CUDA block processor (src/cuda/cuda_block.hpp) inside the backend-neutral stream core, fed in
 // chunks, against the CPU codec's one-shot results.
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
 #include "cuda/cuda_block.hpp"
 #include "gpu_harness.hpp"

@@ -1,8 +1,12 @@
-// Which vector instructions the CPU scanner may use. Detected once; tests and benchmarks
-// can ask for a lower level (cpu_tuning) to exercise every path on one machine.
+// Which vector instructions the CPU scanners may use. Detected once; tests ask for a lower level
+// (cpu_tuning), and GUTF8_CPU_ISA=portable or avx2 in the environment lowers it for a whole
+// process (benchmarks, the CLI), as simdutf's SIMDUTF_FORCE_IMPLEMENTATION does.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 // GUTF8_NO_SIMD (a compile definition) builds only the plain C++ paths, as on a CPU
 // without SSE2: a way to test them.
@@ -38,6 +42,14 @@ enum class isa : std::uint8_t {
   avx512,    // AVX-512 F/BW/VL + VBMI, VBMI2 (Ice Lake, Sapphire Rapids, Zen 4 and later)
 };
 
+// The level GUTF8_CPU_ISA asks for, never above what the CPU has.
+inline isa lowered_by_environment(isa detected) noexcept {
+  const char* asked = std::getenv("GUTF8_CPU_ISA");
+  if (asked == nullptr) return detected;
+  const std::string_view name = asked;
+  return std::min(detected, name == "portable" ? isa::portable : name == "avx2" ? isa::avx2 : detected);
+}
+
 inline isa best_isa() noexcept {
 #if GUTF8_X86
   static const isa level = [] {
@@ -46,7 +58,7 @@ inline isa best_isa() noexcept {
     const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
                         __builtin_cpu_supports("avx512vbmi2");
-    return avx512 ? isa::avx512 : avx2 ? isa::avx2 : isa::portable;
+    return lowered_by_environment(avx512 ? isa::avx512 : avx2 ? isa::avx2 : isa::portable);
   }();
   return level;
 #else
