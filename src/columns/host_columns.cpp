@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "cpu/scan.hpp"
 #include "columns/arrow_io.hpp"
+#include "cpu/scan.hpp"
 #include "gutf8/columns.hpp"
 #include "gutf8/prim/cpu.hpp"
 

@@ -14,11 +14,11 @@
 #include <utility>
 
 #include "check.hpp"
-#include "file_pipeline_support.hpp"
 #include "codec/boundary.hpp"
-#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
+#include "cpu/cpu_block.hpp"
 #include "file/process_file.hpp"
+#include "file_pipeline_support.hpp"
 #include "gutf8/file.hpp"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "check.hpp"
+#include "codec/stream_core.hpp"
 #include "cpu/cpu_block.hpp"
 #include "file/pieces.hpp"
-#include "codec/stream_core.hpp"
 
 namespace {
 

@@ -20,8 +20,8 @@
 #include <string>
 
 #include "check.hpp"
-#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
+#include "cpu/cpu_block.hpp"
 #include "file/process_file.hpp"
 #include "file_pipeline_support.hpp"
 
