@@ -111,6 +111,8 @@ class cuda_processor final : public block_processor {
   void enqueue(const block_request& rq, const sub_block& p, bool in_pinned);
   void merge_histogram(stream_resources& s, std::uint64_t code_points, unsigned index);
   block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned);
+  bool collect(const block_request& rq, const sub_block& p, bool out_pinned, block_result& r);
+  void copy_output(stream_resources& s, std::size_t bytes, u8* to, bool out_pinned);
 
   // device_ made current by the destructor to release the resources, and the destroying thread's
   // device given back after every member is gone (declared first, destroyed last).
