@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Here, after scripts/gpu/stage.sh: packs what scripts/gpu/multi_gpu.sh needs from the bundle
+# Here, after scripts/gpu/stage.sh: packs what driver.py's multi_gpu parts need from the bundle
 # (.device/ is ~90 MB, too big to carry) into .probe/mgpu.tar.xz (ignored: carry it by name), and
 # prints its size and what the device call would send (tracked and untracked files, the pack,
 # .device-python/ and .whl/; 64 MiB at most).
