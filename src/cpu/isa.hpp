@@ -16,6 +16,14 @@
 #define GUTF8_SSE2 0
 #endif
 
+// For the small helpers of a scanning loop, which every ISA's loop must inline: a call there
+// passes registers through memory, and GCC's inlining heuristics vary between instantiations.
+#if defined(__GNUC__)
+#define GUTF8_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define GUTF8_ALWAYS_INLINE
+#endif
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GUTF8_NO_SIMD)
 // GCC 12.2 warns inside its own AVX-512 intrinsics (PR 105593, fixed in 12.3); the
 // diagnostic state is kept by location, so this covers their uses too.
@@ -28,8 +36,6 @@
 #define GUTF8_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 #define GUTF8_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt")))
-// For the helpers called in a SIMD block loop: a call there passes registers through memory.
-#define GUTF8_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define GUTF8_X86 0
 #endif

@@ -96,7 +96,7 @@ inline constexpr distance_tables tables = make_distance_tables();
 // and reports whether it is well-formed. Byte 1's lead-dependent range (Table 3-7) is
 // checked on the value: E0/F0 ranges exclude overlongs, ED excludes surrogates, F4
 // excludes values above U+10FFFF.
-inline std::uint32_t decode_at_distance(const u8* q, unsigned d, unsigned& bad) noexcept {
+GUTF8_ALWAYS_INLINE inline std::uint32_t decode_at_distance(const u8* q, unsigned d, unsigned& bad) noexcept {
   const std::uint32_t x = byteswap32(load32(q)) >> ((32u - 8u * d) & 31u);  // d bytes, lead on top
   // Bit 6 of a continuation byte is 0, so 0x7F takes 6 bits of a trailing byte and 7 of ASCII.
   const std::uint32_t c =

@@ -145,7 +145,8 @@ struct utf8_state : scan_cursor {
   }
 
   // Sequence lengths from the lead classes of the (well-formed) starts.
-  void count_starts(std::uint64_t starts, std::uint64_t ascii, std::uint64_t ge_e0, std::uint64_t ge_f0) noexcept {
+  GUTF8_ALWAYS_INLINE void count_starts(std::uint64_t starts, std::uint64_t ascii, std::uint64_t ge_e0,
+                                        std::uint64_t ge_f0) noexcept {
     const auto n1 = static_cast<unsigned>(std::popcount(starts & ascii));
     const auto n3 = static_cast<unsigned>(std::popcount(starts & ge_e0 & ~ge_f0));
     const auto n4 = static_cast<unsigned>(std::popcount(starts & ge_f0));
