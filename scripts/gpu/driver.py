@@ -79,6 +79,9 @@ def run_part(ctx: Context, name: str) -> Outcome:
     p = PARTS[name]
     if p.gpu and ctx.gpus == 0:
         return Outcome(name, "skip", "no GPU")
+    missing = [n for n in p.needs if ctx.path(n) is None] + [t for t in p.tools if ctx.tool(t) is None]
+    if missing:
+        return Outcome(name, "skip", f"{', '.join(missing)} not in the bundle {ctx.bundle} or on PATH")
     if ctx.left() < 15:
         return Outcome(name, "skip", f"budget: {ctx.left():.0f} s left")
     ctx.note(f"{name}: up to {min(p.cap, ctx.left()):.0f} s")

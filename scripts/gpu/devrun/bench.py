@@ -25,12 +25,9 @@ def plot(ctx: Context, name: str, args: list) -> None:
     ctx.run(f"plot_{name}", [sys.executable, *args], 60)
 
 
-@part("codec", cap=230, help="bench_codec: every GPU codec path device-resident, against the copy roofline")
+@part("codec", cap=230, needs=("bench/bench_codec",), help="bench_codec: every GPU codec path device-resident, against the copy roofline")
 def codec(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_codec")
-    if bench is None:
-        return Outcome("codec", "skip", "no bench/bench_codec in the bundle")
-    step = ctx.run("codec", [bench, "--out", ctx.out, "--commit", commit_of(ctx), "--budget", "150",
+    step = ctx.run("codec", [ctx.path("bench/bench_codec"), "--out", ctx.out, "--commit", commit_of(ctx), "--budget", "150",
                              *shlex.split(ctx.options.get("codec_args", ""))], 230)
     table = ctx.out / "codec.csv"
     if not table.exists():
@@ -41,12 +38,9 @@ def codec(ctx: Context) -> Outcome:
                    details="```\n" + summary.text() + "```\n")
 
 
-@part("prim", cap=180, help="bench_prim: scan, select and sort against CUB (--prim-args for more options)")
+@part("prim", cap=180, needs=("bench/bench_prim",), help="bench_prim: scan, select and sort against CUB (--prim-args for more options)")
 def prim(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_prim")
-    if bench is None:
-        return Outcome("prim", "skip", "no bench/bench_prim in the bundle")
-    step = ctx.run("prim", [bench, "--out", ctx.out, "--commit", commit_of(ctx),
+    step = ctx.run("prim", [ctx.path("bench/bench_prim"), "--out", ctx.out, "--commit", commit_of(ctx),
                             *shlex.split(ctx.options.get("prim_args", ""))], 180)
     if (ctx.out / "prim.csv").exists():
         plot(ctx, "prim", ["bench/plot_prim.py", ctx.out / "prim.csv", "--out", ctx.out])
@@ -59,13 +53,10 @@ def prim(ctx: Context) -> Outcome:
                    details="```\n" + (headline.group(0) if headline else tail(step.log)) + "```\n")
 
 
-@part("cpu_codec", cap=200, gpu=False, help="bench_cpu_codec on this host (median of 5; GUTF8_CPU_ISA picks a lower ISA)")
+@part("cpu_codec", cap=200, gpu=False, needs=("bench/bench_cpu_codec",), help="bench_cpu_codec on this host (median of 5; GUTF8_CPU_ISA picks a lower ISA)")
 def cpu_codec(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_cpu_codec")
-    if bench is None:
-        return Outcome("cpu_codec", "skip", "no bench/bench_cpu_codec in the bundle")
     out = ctx.out / "cpu_codec.json"
-    step = ctx.run("cpu_codec", [bench, "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
+    step = ctx.run("cpu_codec", [ctx.path("bench/bench_cpu_codec"), "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
                                  f"--benchmark_out={out}", "--benchmark_out_format=json"], 200)
     rows = [(b["run_name"], b.get("label", ""), f"{b['bytes_per_second'] / 1e9:.2f}")
             for b in gbench_rows(out) if b.get("aggregate_name") == "median"]
@@ -73,33 +64,24 @@ def cpu_codec(ctx: Context) -> Outcome:
                    details=markdown_table(["benchmark", "input", "GB/s (median of 5)"], rows))
 
 
-@part("columns", cap=240, help="bench_columns: device is_valid / make_valid beside flat validate / sanitize")
+@part("columns", cap=240, needs=("bench/bench_columns",), help="bench_columns: device is_valid / make_valid beside flat validate / sanitize")
 def columns(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_columns")
-    if bench is None:
-        return Outcome("columns", "skip", "no bench/bench_columns in the bundle")
-    step = ctx.run("columns", [bench, "--runs", "7", "--out", ctx.out / "columns_gpu.md"], 240)
+    step = ctx.run("columns", [ctx.path("bench/bench_columns"), "--runs", "7", "--out", ctx.out / "columns_gpu.md"], 240)
     return Outcome("columns", "pass" if step.ok else "fail", f"rc {step.rc}; columns_gpu.md",
                    details=tail(ctx.out / "columns_gpu.md", 12))
 
 
-@part("utf16", cap=200, help="bench_codec: the UTF-16 decode beside the fused UTF-32 decode")
+@part("utf16", cap=200, needs=("bench/bench_codec",), help="bench_codec: the UTF-16 decode beside the fused UTF-32 decode")
 def utf16(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_codec")
-    if bench is None:
-        return Outcome("utf16", "skip", "no bench/bench_codec in the bundle")
-    step = ctx.run("utf16", [bench, "--ops", "decode_fused_replace,decode_utf16_replace", "--runs", "15",
+    step = ctx.run("utf16", [ctx.path("bench/bench_codec"), "--ops", "decode_fused_replace,decode_utf16_replace", "--runs", "15",
                              "--out", ctx.out / "utf16"], 200)
     rows = [line for line in step.text().splitlines() if re.search(r"decode_(fused|utf16)_replace", line)]
     return Outcome("utf16", "pass" if step.ok else "fail", f"rc {step.rc}", details="\n".join(rows[-8:]))
 
 
-@part("columns_cpu", cap=560, gpu=False, help="bench/columns_cpu.py: bench_cpu_columns beside pyarrow and CPython")
+@part("columns_cpu", cap=560, gpu=False, needs=("bench/bench_cpu_columns",), help="bench/columns_cpu.py: bench_cpu_columns beside pyarrow and CPython")
 def columns_cpu(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_cpu_columns")
-    if bench is None:
-        return Outcome("columns_cpu", "skip", "no bench/bench_cpu_columns in the bundle")
-    step = ctx.run("columns_cpu", [sys.executable, "bench/columns_cpu.py", "--bench", bench, "--repeats", "5",
+    step = ctx.run("columns_cpu", [sys.executable, "bench/columns_cpu.py", "--bench", ctx.path("bench/bench_cpu_columns"), "--repeats", "5",
                                    "--python-repeats", "3", "--out", ctx.out / "columns_cpu.md"], 560)
     return Outcome("columns_cpu", "pass" if step.ok else "fail", f"rc {step.rc}; columns_cpu.md",
                    details=tail(ctx.out / "columns_cpu.md", 12))
@@ -224,12 +206,11 @@ NCU_LINES = re.compile(r"Duration|Throughput|Achieved Occupancy|Theoretical Occu
                        r"Issue Slots|No Eligible|Warp Cycles Per Issued|Stall|Eligible Warps")
 
 
-@part("ncu", cap=300, help="Nsight Compute: --ncu 'KERNEL_REGEX|SKIP|PROGRAM ARGS' (repeatable), one launch each")
+@part("ncu", cap=300, tools=("ncu",), help="Nsight Compute: --ncu 'KERNEL_REGEX|SKIP|PROGRAM ARGS' (repeatable), one launch each")
 def ncu(ctx: Context) -> Outcome:
-    tool = ctx.tool("ncu")
-    specs = ctx.options.get("ncu", [])
-    if tool is None or not specs:
-        return Outcome("ncu", "skip", "no ncu" if tool is None else "no --ncu spec")
+    tool, specs = ctx.tool("ncu"), ctx.options.get("ncu", [])
+    if not specs:
+        return Outcome("ncu", "skip", "no --ncu spec")
     lines, ok = [], True
     for k, spec in enumerate(specs):
         kernel, skip, command = spec.split("|", 2)
@@ -250,12 +231,11 @@ def ncu(ctx: Context) -> Outcome:
                    details="\n".join(lines))
 
 
-@part("nsys", cap=240, help="Nsight Systems: --nsys 'PROGRAM ARGS' (repeatable): kernel, API and copy summaries")
+@part("nsys", cap=240, tools=("nsys",), help="Nsight Systems: --nsys 'PROGRAM ARGS' (repeatable): kernel, API and copy summaries")
 def nsys(ctx: Context) -> Outcome:
-    tool = ctx.tool("nsys")
-    specs = ctx.options.get("nsys", [])
-    if tool is None or not specs:
-        return Outcome("nsys", "skip", "no nsys" if tool is None else "no --nsys spec")
+    tool, specs = ctx.tool("nsys"), ctx.options.get("nsys", [])
+    if not specs:
+        return Outcome("nsys", "skip", "no --nsys spec")
     ok = True
     for k, command in enumerate(specs):
         program, *args = shlex.split(command)

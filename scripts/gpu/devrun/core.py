@@ -53,16 +53,18 @@ class Part:
     cap: float       # seconds it may take at most
     gpu: bool        # needs a GPU (skipped without one)
     help: str
+    needs: tuple     # programs of the bundle it runs (skipped without them)
+    tools: tuple     # programs of the system it runs (skipped without them)
 
 
 PARTS: dict[str, Part] = {}
 GROUPS: dict[str, list[str]] = {}
 
 
-def part(name: str, cap: float, gpu: bool = True, help: str = ""):
+def part(name: str, cap: float, gpu: bool = True, help: str = "", needs: tuple = (), tools: tuple = ()):
     """Registers a part: a function of the context that returns an Outcome."""
     def register(fn):
-        PARTS[name] = Part(name, fn, cap, gpu, help or (fn.__doc__ or "").strip().splitlines()[0])
+        PARTS[name] = Part(name, fn, cap, gpu, help or (fn.__doc__ or "").strip().splitlines()[0], needs, tools)
         return fn
     return register
 

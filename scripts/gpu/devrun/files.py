@@ -78,10 +78,8 @@ def pipeline_rows(ctx: Context, name: str, runs: list, cap: float) -> tuple[str,
     return "\n".join(rows) + "\n", ok
 
 
-@part("settings", cap=500, help="bench_file_pipeline on 16 GiB English and Chinese text (and UTF-32): CPU workers, GPU lanes by feed, both")
+@part("settings", cap=500, needs=("bench/bench_file_pipeline",), help="bench_file_pipeline on 16 GiB English and Chinese text (and UTF-32): CPU workers, GPU lanes by feed, both")
 def settings(ctx: Context) -> Outcome:
-    if ctx.path("bench/bench_file_pipeline") is None:
-        return Outcome("settings", "skip", "no bench/bench_file_pipeline in the bundle")
     size = parse_size(ctx.options.get("size", "16G"))
     runs = []
     for kind in ("ascii", "cjk"):
@@ -110,10 +108,8 @@ def settings(ctx: Context) -> Outcome:
     return Outcome("settings", "pass" if ok else "fail", "settings.csv", details="```\n" + table + "```\n")
 
 
-@part("stats", cap=300, help="bench_file_pipeline of stats on 4 GiB of mixed text, CPU workers and GPU lanes")
+@part("stats", cap=300, needs=("bench/bench_file_pipeline",), help="bench_file_pipeline of stats on 4 GiB of mixed text, CPU workers and GPU lanes")
 def stats(ctx: Context) -> Outcome:
-    if ctx.path("bench/bench_file_pipeline") is None:
-        return Outcome("stats", "skip", "no bench/bench_file_pipeline in the bundle")
     m = work(ctx) / "mixed-4G.txt"
     if not m.exists():
         corpus(ctx, "tile", "--size", "4G", "--kind", "mixed", m)
@@ -124,8 +120,6 @@ def stats(ctx: Context) -> Outcome:
 
 
 def bench_e2e(ctx: Context, name: str, args: list, cap: float) -> Outcome:
-    if ctx.path("gutf8") is None:
-        return Outcome(name, "skip", "no gutf8 in the bundle")
     out = ctx.out / name
     step = ctx.run(name, ["bash", "scripts/bench_e2e.sh", "--bin", ctx.bundle / "gutf8", "--work", work(ctx),
                           "--out", out, *args], cap)
@@ -137,14 +131,14 @@ def bench_e2e(ctx: Context, name: str, args: list, cap: float) -> Outcome:
                    details="```\n" + "\n".join(rows) + "\n```\n")
 
 
-@part("e2e", cap=420, help="scripts/bench_e2e.sh: 16 GiB English and Chinese, validate and decode, cpu / cuda / auto, and a size sweep")
+@part("e2e", cap=420, needs=("gutf8",), help="scripts/bench_e2e.sh: 16 GiB English and Chinese, validate and decode, cpu / cuda / auto, and a size sweep")
 def e2e(ctx: Context) -> Outcome:
     return bench_e2e(ctx, "e2e", ["--size", ctx.options.get("size", "16G"), "--reps", ctx.options.get("reps", 3),
                                   "--no-baselines", "--kinds", "ascii cjk", "--ops", "validate decode", "--backends",
                                   "cpu cuda auto", "--budget", "360", "--sweep", "1K 64K 1M 16M 256M 1G 4G"], 420)
 
 
-@part("autosweep", cap=240, help="scripts/bench_e2e.sh: --backend=auto against cpu from 1 KiB to 4 GiB")
+@part("autosweep", cap=240, needs=("gutf8",), help="scripts/bench_e2e.sh: --backend=auto against cpu from 1 KiB to 4 GiB")
 def autosweep(ctx: Context) -> Outcome:
     return bench_e2e(ctx, "autosweep", ["--size", "4G", "--reps", "5", "--no-baselines", "--kinds", "ascii", "--ops",
                                         "validate decode", "--backends", "cpu auto", "--sweep", "1K 1M 64M 1G"], 240)
@@ -162,24 +156,18 @@ def four_gib(ctx: Context) -> Path:
     return f
 
 
-@part("limits", cap=120, help="bench_host_limits on 4 GiB: start-up, PCIe, pread of the page cache, page-locking")
+@part("limits", cap=120, needs=("bench/bench_host_limits",), help="bench_host_limits on 4 GiB: start-up, PCIe, pread of the page cache, page-locking")
 def limits(ctx: Context) -> Outcome:
-    program = ctx.path("bench/bench_host_limits")
-    if program is None:
-        return Outcome("limits", "skip", "no bench/bench_host_limits in the bundle")
-    step = ctx.run("limits", [program, "--reps", "3", "--file", four_gib(ctx)], 120, stdout=ctx.out / "host_limits.md")
+    step = ctx.run("limits", [ctx.path("bench/bench_host_limits"), "--reps", "3", "--file", four_gib(ctx)], 120, stdout=ctx.out / "host_limits.md")
     keep = [l for l in (ctx.out / "host_limits.md").read_text().splitlines()
             if any(s in l for s in ("Register", "registered", "pread page cache, 4", "pread page cache, 8",
                                     "pread page cache, 12"))]
     return Outcome("limits", "pass" if step.ok else "fail", f"rc {step.rc}; host_limits.md", details="\n".join(keep))
 
 
-@part("tmpfs", cap=120, gpu=False, help="the CPU backend on 4 GiB in the page cache and in /dev/shm, mapped and read (GUTF8_NO_MAP=1)")
+@part("tmpfs", cap=120, gpu=False, needs=("gutf8",), help="the CPU backend on 4 GiB in the page cache and in /dev/shm, mapped and read (GUTF8_NO_MAP=1)")
 def tmpfs(ctx: Context) -> Outcome:
-    program = ctx.path("gutf8")
-    if program is None:
-        return Outcome("tmpfs", "skip", "no gutf8 in the bundle")
-    f = four_gib(ctx)
+    program, f = ctx.path("gutf8"), four_gib(ctx)
     shm = Path("/dev/shm/gutf8-four.txt")
     shutil.copyfile(f, shm)
     lines = []
@@ -199,10 +187,8 @@ def tmpfs(ctx: Context) -> Outcome:
     return Outcome("tmpfs", "pass", "tmpfs.log", details="\n".join(lines))
 
 
-@part("file_calls", cap=400, help="one GPU file call in a warm process, lanes kept or built each call (C++ and Python)")
+@part("file_calls", cap=400, needs=("bench/bench_file_pipeline",), help="one GPU file call in a warm process, lanes kept or built each call (C++ and Python)")
 def file_calls(ctx: Context) -> Outcome:
-    if ctx.path("bench/bench_file_pipeline") is None:
-        return Outcome("file_calls", "skip", "no bench/bench_file_pipeline in the bundle")
     sizes = ctx.options.get("file_call_sizes", "64M,256M,1G")
     shm = Path("/dev/shm/gutf8-calls")
     shm.mkdir(exist_ok=True)

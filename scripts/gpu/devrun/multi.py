@@ -74,11 +74,9 @@ exec "{gutf8}" "$c" --device {device} "$@"
     return w
 
 
-@part("mgpu_tests", cap=200, help="the GPU suite in 4 shards (GPUs rotated per shard), the CLI suite per --device, test_dask.py, all at once")
+@part("mgpu_tests", cap=200, needs=("gutf8", "tests/gutf8_gpu_tests", "tests/gutf8_cli_tests"), help="the GPU suite in 4 shards (GPUs rotated per shard), the CLI suite per --device, test_dask.py, all at once")
 def mgpu_tests(ctx: Context) -> Outcome:
     gutf8, suite, cli = ctx.path("gutf8"), ctx.path("tests/gutf8_gpu_tests"), ctx.path("tests/gutf8_cli_tests")
-    if not (gutf8 and suite and cli):
-        return Outcome("mgpu_tests", "skip", "the bundle lacks gutf8, gutf8_gpu_tests or gutf8_cli_tests")
     inputs(ctx, wait=False)
     gutf8 = gutf8.resolve()
     shards = int(ctx.options.get("cli_shards", 4))
@@ -143,12 +141,12 @@ def md5(path: Path) -> str:
     return h.hexdigest()
 
 
-@part("failover", cap=180, help="the CLI when a GPU fails: --gpu-memory 64K everywhere, then the last GPU short of memory (CuPy)")
+@part("failover", cap=180, needs=("gutf8",), help="the CLI when a GPU fails: --gpu-memory 64K everywhere, then the last GPU short of memory (CuPy)")
 def failover(ctx: Context) -> Outcome:
     gutf8 = ctx.path("gutf8")
     files = inputs(ctx)
-    if gutf8 is None or files is None:
-        return Outcome("failover", "skip", "no gutf8 in the bundle" if gutf8 is None else f"no inputs: {_inputs.get('error')}")
+    if files is None:
+        return Outcome("failover", "skip", f"no inputs: {_inputs.get('error')}")
     big, bad, fo = files["big"], files["bad"], work(ctx) / "fo"
 
     def decode(*args) -> tuple[int, str, list, str]:
@@ -211,12 +209,9 @@ time.sleep(600)"""], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
 
 # ------------------------------------------------------------------------------- codec ----
 
-@part("mgpu_codec", cap=170, help="bench_codec's fused decode (replace) device-resident on each GPU alone, then all at once")
+@part("mgpu_codec", cap=170, needs=("bench/bench_codec",), help="bench_codec's fused decode (replace) device-resident on each GPU alone, then all at once")
 def mgpu_codec(ctx: Context) -> Outcome:
-    bench = ctx.path("bench/bench_codec")
-    if bench is None:
-        return Outcome("mgpu_codec", "skip", "no bench/bench_codec in the bundle")
-    args = [bench, "--quick", "--inputs", "ascii,mixed", "--ops", "decode_fused_replace", "--size", "256", "--budget", "40"]
+    args = [ctx.path("bench/bench_codec"), "--quick", "--inputs", "ascii,mixed", "--ops", "decode_fused_replace", "--size", "256", "--budget", "40"]
     rows = {}
 
     def one(mode: str, gpu: int, runs: str) -> None:
@@ -283,11 +278,11 @@ def pipeline_row(ctx: Context, big: Path, op: str, backend: str, devices: str) -
             f"first {first} s, GPU share {share}, start-up {startup} s"]
 
 
-@part("mgpu_e2e", cap=200, help="validate and decode of --size English text in memory: CLI and bench_file_pipeline on 1, 2, 4 GPUs")
+@part("mgpu_e2e", cap=200, needs=("gutf8", "bench/bench_file_pipeline"), help="validate and decode of --size English text in memory: CLI and bench_file_pipeline on 1, 2, 4 GPUs")
 def mgpu_e2e(ctx: Context) -> Outcome:
     files = inputs(ctx)
-    if ctx.path("gutf8") is None or ctx.path("bench/bench_file_pipeline") is None or files is None:
-        return Outcome("mgpu_e2e", "skip", "the bundle lacks gutf8 or bench_file_pipeline, or no inputs")
+    if files is None:
+        return Outcome("mgpu_e2e", "skip", f"no inputs: {_inputs.get('error')}")
     big = files["big"]
     dmon = subprocess.Popen(["nvidia-smi", "dmon", "-s", "ut", "-o", "T", "-d", "1"],
                             stdout=open(ctx.logs / "dmon.log", "w"), stderr=subprocess.STDOUT)

@@ -11,10 +11,7 @@ from .core import ROOT, Context, Outcome, group, gtest_counts, part, sanitizer_e
 
 def gtest(ctx: Context, name: str, program: str, cap: float, env: dict | None = None, args: list | None = None) -> Outcome:
     """One GoogleTest program of the bundle; passes when it exits 0."""
-    binary = ctx.path(program)
-    if binary is None:
-        return Outcome(name, "skip", f"{program} is not in the bundle {ctx.bundle}")
-    step = ctx.run(name, [binary, "--gtest_color=no", *(args or [])], cap, env=env)
+    step = ctx.run(name, [ctx.path(program), "--gtest_color=no", *(args or [])], cap, env=env)
     counts = gtest_counts(step.text())
     limit = " (time limit)" if step.timed_out else ""
     return Outcome(name, "pass" if step.ok else "fail", f"rc {step.rc}{limit}: {counts.line()}")
@@ -25,33 +22,29 @@ def cli_env(ctx: Context) -> dict:
     return {"GUTF8_BIN": str((ctx.bundle / "gutf8").resolve()), "GUTF8_TEST_BACKEND": "cuda"}
 
 
-@part("gpu_tests", cap=240, help="gutf8_gpu_tests: the codec, columns and CUDA backend on the GPU")
+@part("gpu_tests", cap=240, needs=("tests/gutf8_gpu_tests",), help="gutf8_gpu_tests: the codec, columns and CUDA backend on the GPU")
 def gpu_tests(ctx: Context) -> Outcome:
     return gtest(ctx, "gpu_tests", "tests/gutf8_gpu_tests", 240)
 
 
-@part("prim_tests", cap=150, help="gutf8_prim_tests: scan, select and radix sort against CUB and the CPU")
+@part("prim_tests", cap=150, needs=("tests/gutf8_prim_tests",), help="gutf8_prim_tests: scan, select and radix sort against CUB and the CPU")
 def prim_tests(ctx: Context) -> Outcome:
     return gtest(ctx, "prim_tests", "tests/gutf8_prim_tests", 150,
                  args=[f"--gtest_output=xml:{ctx.out / 'prim_tests.xml'}"])
 
 
-@part("cpu_tests", cap=300, gpu=False, help="gutf8_cpu_tests on this host's CPU (every ISA path it has: AVX-512 on the GPU host)")
+@part("cpu_tests", cap=300, gpu=False, needs=("tests/gutf8_cpu_tests",), help="gutf8_cpu_tests on this host's CPU (every ISA path it has: AVX-512 on the GPU host)")
 def cpu_tests(ctx: Context) -> Outcome:
     return gtest(ctx, "cpu_tests", "tests/gutf8_cpu_tests", 300)
 
 
-@part("cli", cap=300, help="the CLI suite with --backend=cuda")
+@part("cli", cap=300, needs=("gutf8", "tests/gutf8_cli_tests"), help="the CLI suite with --backend=cuda")
 def cli(ctx: Context) -> Outcome:
-    if ctx.path("gutf8") is None:
-        return Outcome("cli", "skip", "no gutf8 in the bundle")
     return gtest(ctx, "cli", "tests/gutf8_cli_tests", 300, env=cli_env(ctx))
 
 
-@part("hostile", cap=540, help="the hostile-input CLI suite with --backend=cuda")
+@part("hostile", cap=540, needs=("gutf8", "tests/gutf8_hostile_tests"), help="the hostile-input CLI suite with --backend=cuda")
 def hostile(ctx: Context) -> Outcome:
-    if ctx.path("gutf8") is None:
-        return Outcome("hostile", "skip", "no gutf8 in the bundle")
     return gtest(ctx, "hostile", "tests/gutf8_hostile_tests", 540, env=cli_env(ctx))
 
 
@@ -139,11 +132,9 @@ for _tool, _cap in (("memcheck", 400), ("racecheck", 300), ("initcheck", 300), (
     part(_tool, cap=_cap)(sanitizer_part(_tool))
 
 
-@part("fuzz", cap=300, help="gutf8_gpu_fuzz: GPU against CPU differential fuzzing (--fuzz-iterations, --fuzz-seed)")
+@part("fuzz", cap=300, needs=("tests/gutf8_gpu_fuzz",), help="gutf8_gpu_fuzz: GPU against CPU differential fuzzing (--fuzz-iterations, --fuzz-seed)")
 def fuzz(ctx: Context) -> Outcome:
     program = ctx.path("tests/gutf8_gpu_fuzz")
-    if program is None:
-        return Outcome("fuzz", "skip", "no tests/gutf8_gpu_fuzz in the bundle")
     seed = ctx.options.get("fuzz_seed") or datetime.date.today().strftime("%Y%m%d")
     step = ctx.run("fuzz", [program, "--iterations", ctx.options.get("fuzz_iterations", 400), "--seed", seed,
                             "--save", ctx.out], 300)
