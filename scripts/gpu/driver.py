@@ -44,14 +44,14 @@ def count_gpus() -> int:
 
 
 def device_facts(ctx: Context) -> str:
-    lines = []
-    if ctx.gpus:
+    try:
         p = subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version,memory.total,clocks.max.sm,"
                             "pcie.link.gen.current,pcie.link.width.current", "--format=csv"],
-                           capture_output=True, text=True)
-        lines.append(p.stdout.strip())
-    else:
-        lines.append("no GPU")
+                           capture_output=True, text=True, timeout=30)
+        lines = [p.stdout.strip() or "no GPU"]
+    except (OSError, subprocess.TimeoutExpired):
+        lines = ["no GPU (no nvidia-smi)"]
+    lines[0] += "" if ctx.gpus == 0 else f"; {ctx.gpus} GPUs assumed"
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
     lines.append(f"host: {platform.node()}, {cpu}, {os.cpu_count()} CPUs, AVX-512 VBMI2: "
@@ -117,6 +117,7 @@ def arguments(argv: list) -> argparse.Namespace:
     ap.add_argument("--work", default=None, help="folder for the inputs (default /tmp/gutf8-device)")
     ap.add_argument("--size", help="text size of settings and e2e (16G), of the multi-GPU parts (32G)")
     ap.add_argument("--reps", help="repetitions of e2e (3)")
+    ap.add_argument("--tmpfs", action="store_true", help="multi-GPU parts: their inputs in a tmpfs at --work")
     ap.add_argument("--base", action="append", default=[], help="ab: a bundle to compare with (repeatable)")
     ap.add_argument("--ab", default="codec", help="ab: benchmarks, of codec,prim,cpu_codec,columns (codec)")
     ap.add_argument("--rounds", type=int, default=2, help="ab: interleaved rounds (2)")
@@ -165,9 +166,11 @@ def main(argv: list) -> int:
     out.mkdir(parents=True, exist_ok=True)
     options = {k: v for k, v in vars(args).items() if v is not None and k not in ("out", "parts", "list", "bundle",
                                                                                    "budget", "gpus")}
+    options["requested"] = names
     unpack(args.bundle.resolve())
     ctx = Context(out=out, bundle=args.bundle.resolve(), budget=args.budget,
                   gpus=count_gpus() if args.gpus is None else args.gpus, options=options)
+    ctx.logs.mkdir(exist_ok=True)
     (out / "progress.log").write_text("")
     facts = device_facts(ctx)
     (out / "device.txt").write_text(facts)

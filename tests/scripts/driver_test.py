@@ -64,8 +64,8 @@ class DriverWithoutGpu(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def drive(self, *args, bundle=None):
-        p = subprocess.run([sys.executable, str(DRIVER), str(self.out), *args, "--gpus", "0", "--bundle",
+    def drive(self, *args, bundle=None, gpus="0"):
+        p = subprocess.run([sys.executable, str(DRIVER), str(self.out), *args, "--gpus", gpus, "--bundle",
                             str(bundle or self.bundle), "--work", str(self.dir / "work")],
                            capture_output=True, text=True, timeout=120)
         results = json.loads((self.out / "results.json").read_text()) if (self.out / "results.json").exists() else {}
@@ -131,6 +131,30 @@ class DriverWithoutGpu(unittest.TestCase):
         order = [s.rstrip(":") for s in steps if s.startswith("ab_cpu_codec")]
         self.assertEqual(order, ["ab_cpu_codec_b0_r1", "ab_cpu_codec_b1_r1", "ab_cpu_codec_b0_r2",
                                  "ab_cpu_codec_b1_r2", "ab_cpu_codec_b0_r3", "ab_cpu_codec_b1_r3"])
+
+    def test_several_gpus_spread_the_suites(self):
+        """mgpu_tests' plumbing with two pretended GPUs: 4 shards of the GPU suite with the GPUs rotated, and
+        the CLI suite through a wrapper that adds --device, for each setting."""
+        program(self.bundle / "gutf8", 'echo "$@"\n')
+        program(self.bundle / "tests/gutf8_gpu_tests", """\
+            echo "visible=$CUDA_VISIBLE_DEVICES"
+            echo "[       OK ] Gpu.Shard$GTEST_SHARD_INDEX (1 ms)"
+            """)
+        program(self.bundle / "tests/gutf8_cli_tests", """\
+            case "$("$GUTF8_BIN" validate f)" in
+              "validate --device "*" f") echo "[       OK ] Cli.DeviceAdded$GTEST_SHARD_INDEX (1 ms)" ;;
+              *) echo "[  FAILED  ] Cli.DeviceAdded$GTEST_SHARD_INDEX (1 ms)"; exit 1 ;;
+            esac
+            """)
+        p, parts = self.drive("mgpu_tests", "--cli-shards", "2", gpus="2")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        table = parts["mgpu_tests"]["details"]
+        for row in ("| gutf8_gpu_tests (GPUs rotated per shard) |", "| CLI, cuda, --device all |",
+                    "| CLI, cuda, --device 0 |", "| CLI, cuda, --device 1 |"):
+            self.assertIn(row, table)
+        self.assertEqual(table.count("| 0 | 0 |"), 4, table)  # no failure, no skip on any row
+        self.assertIn("| 4 |", table.splitlines()[2])  # the GPU suite: 4 shards passed
+        self.assertIn("visible=1,0", (self.out / "logs/gpu_tests_1.log").read_text())
 
     def test_unknown_part_is_refused_before_anything_runs(self):
         p, parts = self.drive("cpu_tests", "no_such_part")

@@ -2,10 +2,12 @@
 a GPU fails, the codec on each GPU alone and all at once, the file pipeline end to end on 1, 2, 4 GPUs,
 what bounds the scaling (PCIe, host memory), and gutf8.dask on a local GPU cluster.
 
-Their inputs (--size of English text, 512 MiB of mixed text with 1% errors, in a tmpfs at --work when it
-can be mounted) are built in the background from the first of these parts on."""
+Their inputs (--size of English text, 512 MiB of mixed text with 1% errors, with --tmpfs in a tmpfs
+mounted at --work for the run) are built in the background from the first of these parts on."""
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import os
 import re
@@ -27,8 +29,10 @@ def inputs(ctx: Context, wait: bool = True) -> dict | None:
     """{'big': English text of --size, 'bad': 512 MiB with 1% errors}, built once in a thread."""
     if "thread" not in _inputs:
         w = work(ctx)
-        if subprocess.run(["mountpoint", "-q", w]).returncode != 0:
-            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300G", "tmpfs", w], capture_output=True)
+        if ctx.options.get("tmpfs") and subprocess.run(["mountpoint", "-q", w]).returncode != 0:
+            # Page-cache pages without a disk's write-back; unmounted when the driver ends.
+            if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300G", "tmpfs", w]).returncode == 0:
+                atexit.register(subprocess.run, ["umount", "-l", str(w)])
         size = parse_size(ctx.options.get("size", "32G"))
         files = {"big": w / f"ascii-{size}.txt", "bad": w / "mixed-1pct-512M.txt"}
 
@@ -77,7 +81,8 @@ exec "{gutf8}" "$c" --device {device} "$@"
 @part("mgpu_tests", cap=200, needs=("gutf8", "tests/gutf8_gpu_tests", "tests/gutf8_cli_tests"), help="the GPU suite in 4 shards (GPUs rotated per shard), the CLI suite per --device, test_dask.py, all at once")
 def mgpu_tests(ctx: Context) -> Outcome:
     gutf8, suite, cli = ctx.path("gutf8"), ctx.path("tests/gutf8_gpu_tests"), ctx.path("tests/gutf8_cli_tests")
-    inputs(ctx, wait=False)
+    if {"failover", "mgpu_e2e"} & set(ctx.options.get("requested", [])):
+        inputs(ctx, wait=False)  # built while the tests run
     gutf8 = gutf8.resolve()
     shards = int(ctx.options.get("cli_shards", 4))
     jobs = {}  # label -> [(name, command, env)]
@@ -141,70 +146,85 @@ def md5(path: Path) -> str:
     return h.hexdigest()
 
 
-@part("failover", cap=180, needs=("gutf8",), help="the CLI when a GPU fails: --gpu-memory 64K everywhere, then the last GPU short of memory (CuPy)")
-def failover(ctx: Context) -> Outcome:
-    gutf8 = ctx.path("gutf8")
-    files = inputs(ctx)
-    if files is None:
-        return Outcome("failover", "skip", f"no inputs: {_inputs.get('error')}")
-    big, bad, fo = files["big"], files["bad"], work(ctx) / "fo"
+class FailoverCases:
+    """The CLI's answers when a GPU fails, against the CPU backend's: decode of the 1%-invalid text
+    (md5 of the -o file) and validate --json of the big one."""
 
-    def decode(*args) -> tuple[int, str, list, str]:
-        fo.mkdir(exist_ok=True)
-        p = subprocess.run([gutf8, "decode", "--errors=replace", *args, bad, "-o", fo / "out"], capture_output=True,
-                           text=True, timeout=ctx.limit(60))
-        left = sorted(os.listdir(fo))
-        digest = md5(fo / "out") if (fo / "out").exists() else ""
-        shutil.rmtree(fo, ignore_errors=True)
+    def __init__(self, ctx: Context, gutf8: Path, files: dict):
+        self.ctx, self.gutf8, self.big, self.bad = ctx, gutf8, files["big"], files["bad"]
+        self.fo = work(ctx) / "fo"
+        self.rows: list = []
+        self.ref_decode = self.decode("--backend=cpu")
+        self.ref_validate = self.validate("--backend=cpu")
+
+    def decode(self, *args) -> tuple[int, str, list, str]:
+        self.fo.mkdir(exist_ok=True)
+        p = subprocess.run([self.gutf8, "decode", "--errors=replace", *args, self.bad, "-o", self.fo / "out"],
+                           capture_output=True, text=True, timeout=self.ctx.limit(60))
+        left = sorted(os.listdir(self.fo))
+        digest = md5(self.fo / "out") if (self.fo / "out").exists() else ""
+        shutil.rmtree(self.fo, ignore_errors=True)
         return p.returncode, p.stderr, left, digest
 
-    def validate(*args) -> tuple[int, str, str]:
-        p = subprocess.run([gutf8, "validate", "--json", *args, big], capture_output=True, text=True,
-                           timeout=ctx.limit(60))
+    def validate(self, *args) -> tuple[int, str, str]:
+        p = subprocess.run([self.gutf8, "validate", "--json", *args, self.big], capture_output=True, text=True,
+                           timeout=self.ctx.limit(60))
         return p.returncode, p.stdout, p.stderr
 
-    ref_rc, _, _, ref_md5 = decode("--backend=cpu")
-    ref_val = validate("--backend=cpu")
-    rows = []
+    def decode_case(self, label: str, expect: str, *args) -> None:
+        rc, err, left, digest = self.decode(*args)
+        same = rc == self.ref_decode[0] and digest == self.ref_decode[3]
+        self.rows.append([label, "decode " + " ".join(args), verdict(expect, rc, same, err, left)])
 
-    def decode_case(label, expect, *args):
-        rc, err, left, digest = decode(*args)
-        rows.append([label, "decode " + " ".join(args), verdict(expect, rc, rc == ref_rc and digest == ref_md5, err, left)])
-
-    def validate_case(label, expect, *args):
-        rc, out, err = validate("--verbose", *args)
+    def validate_case(self, label: str, expect: str, *args) -> None:
+        rc, out, err = self.validate("--verbose", *args)
         first = err.splitlines()[:1] if rc == 3 else err.splitlines()  # --verbose adds lines of its own
-        rows.append([label, "validate --json " + " ".join(args),
-                     verdict(expect, rc, rc == ref_val[0] and out == ref_val[1], "\n".join(first), [])])
+        same = rc == self.ref_validate[0] and out == self.ref_validate[1]
+        self.rows.append([label, "validate --json " + " ".join(args), verdict(expect, rc, same, "\n".join(first), [])])
 
-    decode_case("64K cap on every GPU, cuda", "exit3", "--backend=cuda", "--device", "all", "--gpu-memory", "64K")
-    validate_case("64K cap on every GPU, auto beside 2 CPU workers (so that GPUs join)", "same", "--backend=auto",
-                  "--threads", "2", "--device", "all", "--gpu-memory", "64K")
-    last = ctx.gpus - 1
+
+@contextlib.contextmanager
+def memory_hog(gpu: int):
+    """A CuPy process holding all but 256 MiB of a GPU's memory; yields its first line ('holding ...')."""
     hog = subprocess.Popen([sys.executable, "-c", """
 import time, cupy
 free, total = cupy.cuda.runtime.memGetInfo()
 hold = cupy.cuda.runtime.malloc(free - (256 << 20))
 print('holding', (free - (256 << 20)) >> 20, 'MiB of', total >> 20, flush=True)
 time.sleep(600)"""], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(last)))
+                           env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)))
     try:
-        line = hog.stdout.readline()
-        if "holding" in line:
-            decode_case(f"GPU {last} short of memory, cuda, all GPUs", "same_or_3", "--backend=cuda", "--device", "all")
-            decode_case(f"GPU {last} short of memory, cuda, GPU {last} alone", "same_or_3", "--backend=cuda", "--device",
-                        str(last))
-            validate_case(f"GPU {last} short of memory, auto beside 2 CPU workers, all GPUs", "same", "--backend=auto",
-                          "--threads", "2", "--device", "all")
-            validate_case(f"GPU {last} short of memory, cuda, all GPUs", "same_or_3", "--backend=cuda", "--device", "all")
-        else:
-            rows.append([f"GPU {last} short of memory", f"(the CuPy process did not start: {line.strip()})", "not run"])
+        yield hog.stdout.readline()
     finally:
         hog.kill()
         hog.wait()
-    ok = all(r[2].startswith(("PASS", "not run")) for r in rows)
-    return Outcome("failover", "pass" if ok else "fail", f"{sum(r[2].startswith('PASS') for r in rows)} of {len(rows)} pass",
-                   details=markdown_table(["case", "command", "verdict"], rows))
+
+
+@part("failover", cap=180, needs=("gutf8",), help="the CLI when a GPU fails: --gpu-memory 64K everywhere, then the last GPU short of memory (CuPy)")
+def failover(ctx: Context) -> Outcome:
+    files = inputs(ctx)
+    if files is None:
+        return Outcome("failover", "skip", f"no inputs: {_inputs.get('error')}")
+    c = FailoverCases(ctx, ctx.path("gutf8"), files)
+    c.decode_case("64K cap on every GPU, cuda", "exit3", "--backend=cuda", "--device", "all", "--gpu-memory", "64K")
+    c.validate_case("64K cap on every GPU, auto beside 2 CPU workers (so that GPUs join)", "same", "--backend=auto",
+                    "--threads", "2", "--device", "all", "--gpu-memory", "64K")
+    last = ctx.gpus - 1
+    with memory_hog(last) as line:
+        if "holding" in line:
+            c.decode_case(f"GPU {last} short of memory, cuda, all GPUs", "same_or_3", "--backend=cuda", "--device", "all")
+            c.decode_case(f"GPU {last} short of memory, cuda, GPU {last} alone", "same_or_3", "--backend=cuda",
+                          "--device", str(last))
+            c.validate_case(f"GPU {last} short of memory, auto beside 2 CPU workers, all GPUs", "same",
+                            "--backend=auto", "--threads", "2", "--device", "all")
+            c.validate_case(f"GPU {last} short of memory, cuda, all GPUs", "same_or_3", "--backend=cuda", "--device",
+                            "all")
+        else:
+            c.rows.append([f"GPU {last} short of memory", f"(the CuPy process did not start: {line.strip()})", "not run"])
+    ok = all(r[2].startswith(("PASS", "not run")) for r in c.rows)
+    passed = sum(r[2].startswith("PASS") for r in c.rows)
+    return Outcome("failover", "pass" if ok else "fail", f"{passed} of {len(c.rows)} pass",
+                   details=markdown_table(["case", "command", "verdict"], c.rows))
 
 
 # ------------------------------------------------------------------------------- codec ----
