@@ -12,7 +12,8 @@ stops in time for the table): a part that would start with less than 15 s left i
 GPU (none found, or --gpus 0) the parts that need one are skipped, so the rest runs anywhere.
 
 Writes OUT/report.md (the table, then each part's details), OUT/results.json, OUT/device.txt,
-OUT/progress.log, OUT/steps.txt and OUT/logs/ (each command's output); prints the table last.
+OUT/progress.log, OUT/steps.txt, the parts' own results, OUT/logs/ (each command's output) and
+OUT/logs.tar.gz (the same, in one file); prints the table last.
 Exit status 0 when no part failed.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tarfile
@@ -96,6 +98,19 @@ def run_part(ctx: Context, name: str) -> Outcome:
     return outcome
 
 
+def stop(signum, frame) -> None:
+    raise KeyboardInterrupt  # SIGTERM as SIGINT: the report of what ran is still written
+
+
+def pack(out: Path) -> None:
+    """Every command's log (and the A/B rounds) in one file, for callers that fetch few files back."""
+    folders = [d for d in ("logs", "ab") if (out / d).is_dir()]
+    if folders:
+        with tarfile.open(out / "logs.tar.gz", "w:gz") as t:
+            for d in folders:
+                t.add(out / d, arcname=d)
+
+
 def report(ctx: Context, outcomes: list, facts: str) -> str:
     table = markdown_table(["part", "status", "s", "summary"],
                            [[o.part, o.status, f"{o.seconds:.0f}", o.summary.replace("|", "/")] for o in outcomes])
@@ -124,6 +139,7 @@ def arguments(argv: list) -> argparse.Namespace:
     ap.add_argument("--ab-args", default="", help="ab: more options for every benchmark it runs")
     ap.add_argument("--codec-args", default="", help="more bench_codec options for codec")
     ap.add_argument("--prim-args", default="", help="more bench_prim options for prim")
+    ap.add_argument("--columns-args", default="", help="more bench_columns options for columns (e.g. --no-pool)")
     ap.add_argument("--ncu", action="append", default=[], help="ncu: 'KERNEL_REGEX|SKIP|PROGRAM ARGS' (repeatable)")
     ap.add_argument("--nsys", action="append", default=[], help="nsys: 'PROGRAM ARGS' (repeatable)")
     ap.add_argument("--san-filter", action="append", default=[],
@@ -175,7 +191,15 @@ def main(argv: list) -> int:
     facts = device_facts(ctx)
     (out / "device.txt").write_text(facts)
     ctx.note(f"{ctx.gpus} GPUs; bundle {ctx.bundle}; budget {args.budget:.0f} s")
-    outcomes = [run_part(ctx, name) for name in names]
+    outcomes = []
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        for name in names:
+            outcomes.append(run_part(ctx, name))
+    except KeyboardInterrupt:  # stopped from outside: the report of what ran
+        stopped, rest = names[len(outcomes)], names[len(outcomes) + 1:]
+        outcomes.append(Outcome(stopped, "fail", f"stopped by a signal; not run: {' '.join(rest) or 'none'}"))
+    pack(out)
     table = report(ctx, outcomes, facts)
     print("\n" + facts + "\n" + table, end="")
     return 1 if any(o.status == "fail" for o in outcomes) else 0

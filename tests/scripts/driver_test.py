@@ -3,8 +3,11 @@ real ones print: GPU parts are skipped with the reason, the CPU parts run and ar
 limits stop a part and the budget the run, and the report says so. Standard library only (ctest)."""
 import json
 import subprocess
+import signal
 import sys
+import tarfile
 import tempfile
+import time
 import textwrap
 import unittest
 from pathlib import Path
@@ -86,6 +89,8 @@ class DriverWithoutGpu(unittest.TestCase):
         self.assertIn("| cpu_tests | pass |", p.stdout)
         self.assertIn("| cpu_tests | pass |", (self.out / "report.md").read_text())
         self.assertIn("Exhaustive.EveryTwoByteSequence", (self.out / "logs/cpu_tests.log").read_text())
+        with tarfile.open(self.out / "logs.tar.gz") as t:
+            self.assertIn("logs/cpu_tests.log", t.getnames())
         self.assertIn("no GPU", (self.out / "device.txt").read_text())
 
     def test_a_failing_suite_fails_the_run_and_names_the_test(self):
@@ -155,6 +160,18 @@ class DriverWithoutGpu(unittest.TestCase):
         self.assertEqual(table.count("| 0 | 0 |"), 4, table)  # no failure, no skip on any row
         self.assertIn("| 4 |", table.splitlines()[2])  # the GPU suite: 4 shards passed
         self.assertIn("visible=1,0", (self.out / "logs/gpu_tests_1.log").read_text())
+
+    def test_a_stopped_run_still_reports(self):
+        program(self.bundle / "tests/gutf8_cpu_tests", "echo '[       OK ] Slow.First (1 ms)'\nsleep 60\n")
+        d = subprocess.Popen([sys.executable, str(DRIVER), str(self.out), "cpu_tests", "cpu_codec", "--gpus", "0",
+                              "--bundle", str(self.bundle)], stdout=subprocess.PIPE, text=True)
+        while not (self.out / "logs/cpu_tests.log").exists() or "Slow.First" not in (self.out / "logs/cpu_tests.log").read_text():
+            time.sleep(0.2)
+        d.send_signal(signal.SIGTERM)
+        out, _ = d.communicate(timeout=60)
+        self.assertEqual(d.returncode, 1)
+        self.assertIn("| cpu_tests | fail | 0 | stopped by a signal; not run: cpu_codec |", out)
+        self.assertIn("not run: cpu_codec", (self.out / "report.md").read_text())
 
     def test_unknown_part_is_refused_before_anything_runs(self):
         p, parts = self.drive("cpu_tests", "no_such_part")

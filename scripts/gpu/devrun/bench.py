@@ -64,9 +64,10 @@ def cpu_codec(ctx: Context) -> Outcome:
                    details=markdown_table(["benchmark", "input", "GB/s (median of 5)"], rows))
 
 
-@part("columns", cap=240, needs=("bench/bench_columns",), help="bench_columns: device is_valid / make_valid beside flat validate / sanitize")
+@part("columns", cap=240, needs=("bench/bench_columns",), help="bench_columns: device is_valid / make_valid beside flat validate / sanitize (--columns-args)")
 def columns(ctx: Context) -> Outcome:
-    step = ctx.run("columns", [ctx.path("bench/bench_columns"), "--runs", "7", "--out", ctx.out / "columns_gpu.md"], 240)
+    step = ctx.run("columns", [ctx.path("bench/bench_columns"), "--runs", "7", "--out", ctx.out / "columns_gpu.md",
+                               *shlex.split(ctx.options.get("columns_args", ""))], 240)
     return Outcome("columns", "pass" if step.ok else "fail", f"rc {step.rc}; columns_gpu.md",
                    details=tail(ctx.out / "columns_gpu.md", 12))
 

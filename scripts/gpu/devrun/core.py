@@ -129,6 +129,10 @@ class Context:
             timed_out = False
             try:
                 rc = p.wait(timeout=limit)
+            except KeyboardInterrupt:  # the driver is stopped: so is the command
+                os.killpg(p.pid, 9)
+                p.wait()
+                raise
             except subprocess.TimeoutExpired:
                 timed_out = True
                 os.killpg(p.pid, 2)

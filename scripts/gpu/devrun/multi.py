@@ -337,8 +337,25 @@ def mgpu_limits(ctx: Context) -> Outcome:
     workers = os.cpu_count() - os.cpu_count() // 8
     procs = ",".join(str(p) for p in sorted({1, 4, 8, 16, 32, workers}) if p <= workers)
     membw = ctx.run("membw", [sys.executable, here / "membw.py", procs], 30, stdout=ctx.out / "membw.md")
-    details = (ctx.out / "pcie.md").read_text() + "\n" + (ctx.out / "membw.md").read_text()
-    return Outcome("mgpu_limits", "pass" if pcie.ok and membw.ok else "fail", "pcie.md, membw.md", details=details)
+    host = ctx.run("host", ["sh", "-c", HOST_FACTS], 30, stdout=ctx.out / "host.md")
+    details = "\n".join((ctx.out / f).read_text() for f in ("pcie.md", "membw.md", "host.md"))
+    return Outcome("mgpu_limits", "pass" if pcie.ok and membw.ok and host.ok else "fail", "pcie.md, membw.md, host.md",
+                   details=details)
+
+
+# The machine: GPUs and their links, CPUs and NUMA nodes, memory, the Python libraries' versions.
+HOST_FACTS = """
+echo '```'
+nvidia-smi --query-gpu=index,name,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,\
+pcie.link.width.max,memory.total,clocks.max.sm,power.limit --format=csv
+nvidia-smi topo -m
+lscpu | grep -E '^(Model name|CPU\\(s\\)|Thread|Core|Socket|NUMA|L3)'
+for n in /sys/devices/system/node/node*; do [ -d "$n" ] && echo "$(basename "$n"): cpus $(cat "$n/cpulist")"; done
+grep -E 'MemTotal|MemAvailable' /proc/meminfo
+python3 -c "import numpy, pandas, pyarrow; print('numpy', numpy.__version__, 'pandas', pandas.__version__, 'pyarrow', pyarrow.__version__)"
+python3 -c "import cupy; print('cupy', cupy.__version__)"
+echo '```'
+"""
 
 
 @part("dask", cap=110, help="bench_python.py's dask section: validate_files over 32 files of 256 MiB on 1, 2, 4 GPU workers")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import glob
 import sys
+from pathlib import Path
 
 from .core import ROOT, Context, Outcome, group, gtest_counts, part, sanitizer_errors
 
@@ -147,7 +148,7 @@ def fuzz(ctx: Context) -> Outcome:
 def python_site(ctx: Context) -> str | None:
     """Installs the carried wheels (stage_python.sh's .device-python/, the dask ones in .whl/) into
     a folder for PYTHONPATH, once per run; None when there is no gutf8 wheel."""
-    site = ctx.out / "site"
+    site = Path(ctx.options.get("work", "/tmp/gutf8-device")) / "site"
     if (site / "gutf8").is_dir():
         return str(site)
     wheels = sorted(glob.glob(str(ROOT / ".device-python/*.whl")))
