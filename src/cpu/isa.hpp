@@ -28,7 +28,9 @@
 // GCC 12.2 warns inside its own AVX-512 intrinsics (PR 105593, fixed in 12.3); the
 // diagnostic state is kept by location, so this covers their uses too.
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
