@@ -57,7 +57,7 @@ TEST(CudaBlockProcessor, StreamCoreInChunksEqualsCpu) {
 }
 
 // The block processor's sub-blocks, carries and both streams on a small input: for racecheck and
-// initcheck (scripts/gpu/sanitize.sh).
+// initcheck (scripts/gpu/devrun/tests.py).
 TEST(GpuSanitizerSweep, BlockProcessorSubBlocks) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(99);
