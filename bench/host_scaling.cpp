@@ -35,7 +35,7 @@
 
 #include "codec/block.hpp"
 #include "codec/boundary.hpp"
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #       Combine with GUTF8_SANITIZE to fuzz under ASan/UBSan.
 #
 # Both touch host C++ only; CUDA sources keep their flags (use compute-sanitizer for those:
-# scripts/gpu/sanitize.sh).
+# scripts/gpu/driver.py OUT reliability).
 set(GUTF8_SANITIZE "" CACHE STRING "Sanitizers for every C++ target, e.g. address,undefined (empty: none)")
 option(GUTF8_FUZZ "Build the libFuzzer targets in tests/fuzz (needs clang)" OFF)
 

@@ -8,9 +8,9 @@
 #                        [--backends "cuda cpu auto"] [--kinds "ascii cjk"] [--ops "validate decode"]
 #
 # --backends: the --backend values timed (default "cuda cpu"); auto is CPU workers with the GPUs
-# joining when they pay (src/file/auto_model.hpp). --kinds: the input files (default all five).
+# joining when they pay (src/codec/auto_model.hpp). --kinds: the input files (default all five).
 # --ops: of validate, validate-replace, decode, encode, decode-file (default all).
-# --chunk passes --chunk-size to every gutf8 run (default: gutf8's own, 16M).
+# --chunk passes --chunk-size to every gutf8 run (default: gutf8's own).
 # --sweep also times validate and decode of the first SIZE bytes of the mixed file on both
 # backends, for each SIZE: where the GPU starts to pay (backend::auto's threshold).
 # --threads-sweep times validate and decode of the mixed file on the CPU backend with --threads T

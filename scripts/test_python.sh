@@ -6,7 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="$(realpath -m "${GUTF8_PY_VENV:-build-python/venv}")"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-export PATH="$PATH:/usr/local/cuda/bin"
 "$venv/bin/python" -m pip install -q --upgrade pip
 # build-dir keeps CMake's build between runs, so a second run rebuilds only what changed.
 "$venv/bin/python" -m pip install -q ".[test]" -C build-dir=build-python/cmake

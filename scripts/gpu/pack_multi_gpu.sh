@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Here, after scripts/gpu/stage.sh: packs what scripts/gpu/multi_gpu.sh needs from the bundle
+# Here, after scripts/gpu/stage.sh: packs what driver.py's multi_gpu parts need from the bundle
 # (.device/ is ~90 MB, too big to carry) into .probe/mgpu.tar.xz (ignored: carry it by name), and
 # prints its size and what the device call would send (tracked and untracked files, the pack,
 # .device-python/ and .whl/; 64 MiB at most).
@@ -8,14 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${GUTF8_BUNDLE:-.device}
 files=("$b/COMMIT" "$b/gutf8" "$b/tests/gutf8_gpu_tests" "$b/tests/gutf8_cli_tests"
-       "$b/bench/bench_codec" "$b/bench/bench_file_pipeline" "$b/bench/bench_host_limits")
+       "$b/bench/bench_codec" "$b/bench/bench_engine" "$b/bench/bench_host_limits")
 missing=()
 for f in "${files[@]}"; do [[ -f $f ]] || missing+=("$f"); done
 libs=("$b"/bench/libbenchmark.so*)  # bench_codec's Google Benchmark, found through its $ORIGIN rpath
 [[ -f ${libs[0]} ]] || missing+=("$b/bench/libbenchmark.so*")
 ((${#missing[@]} == 0)) || { echo "pack_multi_gpu.sh: missing (run scripts/gpu/stage.sh): ${missing[*]}" >&2; exit 1; }
-grep -qa ' devices=' "$b/bench/bench_file_pipeline" ||
-  echo "pack_multi_gpu.sh: note: this bench_file_pipeline has no --devices (built before it): forced CPU+GPU rows will run on GPU 0 alone" >&2
+grep -qa ' devices=' "$b/bench/bench_engine" ||
+  echo "pack_multi_gpu.sh: note: this bench_engine has no --devices (built before it): forced CPU+GPU rows will run on GPU 0 alone" >&2
 mkdir -p .probe
 tar -cf - "${files[@]}" "${libs[@]}" | xz -T2 -6 > .probe/mgpu.tar.xz.part
 mv .probe/mgpu.tar.xz.part .probe/mgpu.tar.xz

@@ -11,7 +11,6 @@ py=${py:-python3.12}
 venv=build-python-stage/venv
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
 "$venv/bin/python" -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy
-export PATH="$PATH:/usr/local/cuda/bin"
 rm -rf .device-python && mkdir -p .device-python
 "$venv/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w .device-python . \
   -C build-dir=build-python-stage/cmake -C cmake.define.GUTF8_CUDA=ON -C cmake.define.GUTF8_STATIC=ON \

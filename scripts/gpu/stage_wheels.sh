@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Here: the Python wheels the GPU host's image lacks for gutf8.dask (dask, distributed and those of
 # their needs the image does not hold), for its Python 3.12 on x86-64, into .whl/ (ignored; carry
-# it by name). scripts/gpu/pipeline.sh and multi_gpu.sh install them with pip --no-index.
+# it by name). scripts/gpu/driver.py installs them with pip --no-index for its Python parts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # One version of each: dask-expr 1.1.21 is the one that pins dask 2024.12.1.

@@ -1,6 +1,7 @@
 // The seam between the backend-neutral bookkeeping (stream_core: carry, offsets, lines,
-// first error) and a backend that does the per-byte work on one contiguous block.
-// The CPU backend implements it in cpu_block.cpp; a GPU backend plugs in beside it.
+// first error) and a backend that does the per-byte work on one contiguous block. Each backend
+// lives in its folder: src/cpu (cpu/cpu_block.hpp), src/cuda (codec/gpu_backend.hpp), and src/none
+// in a build without CUDA.
 #pragma once
 
 #include <array>
@@ -58,9 +59,16 @@ class block_processor {
  public:
   virtual ~block_processor() = default;
   virtual block_result process(const block_request& request) = 0;
+  // Where the GPU time went (all zero for a processor that never used one).
+  [[nodiscard]] virtual stream_timings timings() const noexcept { return {}; }
 };
+
 
 // Backend selection, the one place that knows which backends exist (dispatch.cpp).
 std::unique_ptr<block_processor> make_processor(const options& opt);
+
+// Whether opt sends an input of opt.size_hint bytes to the GPU (host_buffer pins memory then);
+// next to make_processor in dispatch.cpp, so that the two cannot disagree.
+bool gpu_selected(const options& opt);
 
 }  // namespace gutf8::internal

@@ -1,19 +1,17 @@
 // Backend selection: the one place that knows which block processors exist.
-//   cpu:         the CPU processor.
-//   cuda:        the CUDA processor (src/cuda/cuda_block.hpp), started now: no GPU, a bad
+//   cpu:         the CPU processor (cpu/cpu_block.hpp).
+//   cuda:        the GPU processor (codec/gpu_backend.hpp), started now: no GPU, a bad
 //                options::device or too little memory is a gutf8::error at once.
-//   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold() (codec/auto_model.hpp); otherwise a
-//                lazy CUDA processor that sends a block to the GPU when the input is known to be
-//                large (size_hint) or the block itself is, and falls back to the CPU for good
+//   auto_select: the CPU for inputs known to be smaller than auto_gpu_threshold() (codec/auto_model.hpp);
+//                otherwise a lazy GPU processor that sends a block to the GPU when the input is known
+//                to be large (size_hint) or the block itself is, and falls back to the CPU for good
 //                when CUDA cannot start. Small inputs never pay for the CUDA start-up.
-#include <algorithm>
-#include <thread>
-
 #include "codec/auto_model.hpp"
 #include "codec/block.hpp"
-#include "codec/cpu_block.hpp"
-#include "cuda/cuda_block.hpp"
+#include "codec/gpu_backend.hpp"
+#include "cpu/cpu_block.hpp"
 #include "gutf8/error.hpp"
+#include "gutf8/prim/cpu.hpp"
 #include "gutf8/version.hpp"
 
 namespace gutf8::internal {
@@ -25,7 +23,7 @@ constexpr std::size_t auto_min_gpu_block = std::size_t{64} << 10;
 
 // The threshold for the CPU backend these options would run.
 std::uint64_t threshold_of(const options& opt) {
-  const unsigned threads = opt.threads != 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = opt.threads != 0 ? opt.threads : prim::cpu::hardware_threads();
   return auto_gpu_threshold(threads);
 }
 
@@ -39,15 +37,15 @@ bool auto_may_use_gpu(const options& opt) {
 std::unique_ptr<block_processor> make_processor(const options& opt) {
   switch (opt.backend) {
     case backend::cuda:
-      return make_cuda_processor(opt, make_cpu_processor(opt.threads));
+      return make_gpu_processor(opt, make_cpu_processor(opt.threads));
     case backend::auto_select:
       if (auto_may_use_gpu(opt)) {
-        cuda_tuning tuning;
+        gpu_tuning tuning;
         tuning.lazy = true;
         const std::uint64_t threshold = threshold_of(opt);
         tuning.min_gpu_block =
             opt.size_hint >= threshold ? auto_min_gpu_block : static_cast<std::size_t>(threshold);
-        return make_cuda_processor(opt, make_cpu_processor(opt.threads), tuning);
+        return make_gpu_processor(opt, make_cpu_processor(opt.threads), tuning);
       }
       break;
     case backend::cpu:

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "codec/block.hpp"
-#include "codec/isa.hpp"
+#include "cpu/isa.hpp"
 #if GUTF8_SSE2
 #include <emmintrin.h>
 #endif

@@ -1,14 +1,15 @@
 // gutf8::stream: a pimpl over internal::stream_core, which holds the carry and all the
 // bookkeeping; this file only adapts the output (a vector, or caller memory) and keeps a view
-// of the block processor for its GPU timings. Also gutf8::host_buffer.
+// of the block processor for its GPU timings. Also gutf8::host_buffer (page-locked when the
+// options send the input to the GPU).
 #include "gutf8/stream.hpp"
 
 #include <new>
 #include <utility>
 #include <string>
 
+#include "codec/gpu_backend.hpp"
 #include "codec/stream_core.hpp"
-#include "cuda/cuda_block.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8 {
@@ -62,7 +63,7 @@ std::size_t stream::feed_into(std::span<const std::byte> chunk, std::span<std::b
 
 std::size_t stream::finish_into(std::span<std::byte> out) { return impl_->run_into({}, true, out); }
 
-stream_timings stream::timings() const { return internal::timings_of(*impl_->processor); }
+stream_timings stream::timings() const { return impl_->processor->timings(); }
 
 const text_stats& stream::stats() const noexcept { return impl_->core.stats(); }
 bool stream::stopped() const noexcept { return impl_->core.stopped(); }

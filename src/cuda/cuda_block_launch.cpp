@@ -30,6 +30,9 @@ double seconds_between(const cuda::event& from, const cuda::event& to) {
   return static_cast<double>(to.elapsed_since(from)) / 1000.0;
 }
 
+// decode, sanitize and encode write output (and the strict policy stops them at an error).
+bool writes_output(operation op) { return output_width(op) != 0; }
+
 }  // namespace
 
 // The histogram takes a block's code points only once the whole block is done: a block that fails
@@ -192,10 +195,6 @@ block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool 
     }
   } guard{*this};
 
-  const bool transcodes = rq.op == operation::decode || rq.op == operation::sanitize ||
-                          rq.op == operation::encode;
-  const bool strict = transcodes && rq.policy == error_policy::strict;
-  const std::size_t out_unit = rq.op == operation::decode ? 4 : 1;
   block_result r;
   std::deque<sub_block> queued;
   std::size_t next_pos = 0;
@@ -210,63 +209,68 @@ block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool 
   };
   push();
   if (more) push();
-
   while (!queued.empty()) {
     const sub_block p = queued.front();
     queued.pop_front();
-    stream_resources& s = streams_[p.index % 2];
-    s.hist_kernel_s = s.hist_d2h_s = 0;
-    s.summary.synchronize();
-    times_.h2d_seconds += seconds_between(s.start, s.h2d);
-    times_.kernel_seconds += seconds_between(s.h2d, s.kernels);
-    times_.d2h_seconds += seconds_between(s.kernels, s.summary);
-    const sub_block_result& h = host_results_.data()[p.index % 2];
-    const device::device_summary d = h.summary;
-    const bool stopped = strict && d.errors != 0;
-    if (!stopped && (d.carry != p.carry || d.consumed != p.n - p.carry))
-      throw error(errc::device_failure,
-                  "CUDA backend: the GPU carried " + std::to_string(d.carry) + " bytes of a sub-block, the host " +
-                      std::to_string(p.carry));
-    if (d.first_error_offset != device::no_offset && r.first_error == no_error) {
-      r.first_error = p.pos + d.first_error_offset;
-      r.first_kind = d.kind();
-    }
-    r.errors += d.errors;
-    r.lines += d.lines;
-    r.consumed = p.pos + d.consumed;
-    if (rq.op == operation::stats) {
-      for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += h.by_length[l];
-      if (rq.histogram != nullptr) merge_histogram(s, d.written, p.index);
-    }
-    double out_s = 0;
-    if (transcodes && rq.out != nullptr && d.written != 0) {
-      const std::size_t bytes = d.written * out_unit;
-      u8* target = out_pinned ? rq.out + r.written : s.out_stage.data();
-      s.out_start.record(s.stream);
-      cuda::check(cudaMemcpyAsync(target, s.out.data(), bytes, cudaMemcpyDeviceToHost, s.stream),
-                  "cudaMemcpyAsync (output to host)");
-      s.out_done.record(s.stream);
-      s.out_done.synchronize();
-      out_s = seconds_between(s.out_start, s.out_done);
-      if (!out_pinned) {
-        const auto t0 = std::chrono::steady_clock::now();
-        std::memcpy(rq.out + r.written, target, bytes);
-        times_.staging_seconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      }
-    }
-    if (transcodes) r.written += d.written * out_unit;
-    times_.kernel_seconds += s.hist_kernel_s;
-    times_.d2h_seconds += out_s + s.hist_d2h_s;
-    times_.gpu_bytes += stopped ? d.consumed : p.n - p.carry;
-    if (stopped) {
-      r.stopped = true;
-      break;
-    }
+    if (!collect(rq, p, out_pinned, r)) break;
     if (more) push();  // onto the stream just drained
   }
   if (!rq.count_lines) r.lines = 0;
   return r;
+}
+
+// Waits for sub-block p, checks the GPU's carry against the host's and adds its summary and output
+// to r. False when the strict policy stops there.
+bool cuda_processor::collect(const block_request& rq, const sub_block& p, bool out_pinned, block_result& r) {
+  stream_resources& s = streams_[p.index % 2];
+  s.hist_kernel_s = s.hist_d2h_s = 0;
+  s.summary.synchronize();
+  times_.h2d_seconds += seconds_between(s.start, s.h2d);
+  times_.kernel_seconds += seconds_between(s.h2d, s.kernels);
+  times_.d2h_seconds += seconds_between(s.kernels, s.summary);
+  const sub_block_result& h = host_results_.data()[p.index % 2];
+  const device::device_summary d = h.summary;
+  const bool stopped = writes_output(rq.op) && rq.policy == error_policy::strict && d.errors != 0;
+  if (!stopped && (d.carry != p.carry || d.consumed != p.n - p.carry))
+    throw error(errc::device_failure, "CUDA backend: the GPU carried " + std::to_string(d.carry) +
+                                          " bytes of a sub-block, the host " + std::to_string(p.carry));
+  if (d.first_error_offset != device::no_offset && r.first_error == no_error) {
+    r.first_error = p.pos + d.first_error_offset;
+    r.first_kind = d.kind();
+  }
+  r.errors += d.errors;
+  r.lines += d.lines;
+  r.consumed = p.pos + d.consumed;
+  if (rq.op == operation::stats) {
+    for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += h.by_length[l];
+    if (rq.histogram != nullptr) merge_histogram(s, d.written, p.index);
+  }
+  if (writes_output(rq.op)) {
+    const std::size_t bytes = d.written * (rq.op == operation::decode ? 4 : 1);
+    if (rq.out != nullptr && bytes != 0) copy_output(s, bytes, rq.out + r.written, out_pinned);
+    r.written += bytes;
+  }
+  times_.kernel_seconds += s.hist_kernel_s;
+  times_.d2h_seconds += s.hist_d2h_s;
+  times_.gpu_bytes += stopped ? d.consumed : p.n - p.carry;
+  r.stopped = stopped;
+  return !stopped;
+}
+
+// A sub-block's output to the host: by DMA into page-locked output, else through the staging buffer.
+void cuda_processor::copy_output(stream_resources& s, std::size_t bytes, u8* to, bool out_pinned) {
+  u8* target = out_pinned ? to : s.out_stage.data();
+  s.out_start.record(s.stream);
+  cuda::check(cudaMemcpyAsync(target, s.out.data(), bytes, cudaMemcpyDeviceToHost, s.stream),
+              "cudaMemcpyAsync (output to host)");
+  s.out_done.record(s.stream);
+  s.out_done.synchronize();
+  times_.d2h_seconds += seconds_between(s.out_start, s.out_done);
+  if (!out_pinned) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(to, target, bytes);
+    times_.staging_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
 }
 
 }  // namespace gutf8::internal

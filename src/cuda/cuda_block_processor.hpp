@@ -1,9 +1,22 @@
-// The CUDA block processor's class (cuda/cuda_block.hpp says how a block runs), shared by its
-// source files, one a concern:
+// The CUDA block processor, the GPU backend of codec/gpu_backend.hpp: runs blocks through the
+// device API (include/gutf8/device.hpp) plus the stats kernels (kernels/utf8/kernel_stats.hpp) on
+// the GPU chosen by options::device, with results identical to the CPU processor for every
+// block_request.
+//
+// How a block runs: it is cut into sub-blocks of at most max_sub_block bytes; two CUDA streams
+// take sub-blocks in turn, so the host-to-device copy of sub-block k+1 and the device-to-host copy
+// of sub-block k-1 overlap the kernels of sub-block k. A sub-block that is not the last ends where
+// the device API's carry says (the host computes the same carry, so the next sub-block is queued
+// before the GPU has finished). Chunk and output memory that is page-locked (gutf8::host_buffer)
+// is copied by DMA directly; pageable memory goes through page-locked staging buffers. Blocks the
+// device API cannot express (block_request::end < size: the few bytes that complete a carried
+// sequence) go to the fallback processor, as do blocks below gpu_tuning::min_gpu_block.
+//
+// Its source files, one a concern (only src/cuda includes this header: it needs CUDA's):
 //   cuda_block_startup.cpp  the device context: eager or lazy start-up, giving up, shutting down
 //   cuda_block_buffers.cpp  the sub-block size and each CUDA stream's buffers, the memory limit
 //   cuda_block_launch.cpp   the work: sub-blocks queued on the two CUDA streams, results collected
-// Only src/cuda includes it (it needs the CUDA headers); others use cuda/cuda_block.hpp.
+//   pinned_memory.cpp       page-locked host memory
 #pragma once
 
 #include <cstddef>
@@ -12,7 +25,7 @@
 #include <optional>
 #include <vector>
 
-#include "cuda/cuda_block.hpp"
+#include "codec/gpu_backend.hpp"
 #include "gutf8/cuda_resources.hpp"
 #include "gutf8/device.hpp"
 #include "gutf8/error.hpp"
@@ -22,13 +35,13 @@ namespace gutf8::internal {
 
 class cuda_processor final : public block_processor {
  public:
-  cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, cuda_tuning tuning);
+  cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, gpu_tuning tuning);
   ~cuda_processor() override;
   cuda_processor(const cuda_processor&) = delete;
   cuda_processor& operator=(const cuda_processor&) = delete;
 
   block_result process(const block_request& rq) override;
-  [[nodiscard]] stream_timings timings() const noexcept { return times_; }
+  [[nodiscard]] stream_timings timings() const noexcept override { return times_; }
 
  private:
   using u8 = std::uint8_t;
@@ -98,12 +111,14 @@ class cuda_processor final : public block_processor {
   void enqueue(const block_request& rq, const sub_block& p, bool in_pinned);
   void merge_histogram(stream_resources& s, std::uint64_t code_points, unsigned index);
   block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned);
+  bool collect(const block_request& rq, const sub_block& p, bool out_pinned, block_result& r);
+  void copy_output(stream_resources& s, std::size_t bytes, u8* to, bool out_pinned);
 
   // device_ made current by the destructor to release the resources, and the destroying thread's
   // device given back after every member is gone (declared first, destroyed last).
   std::optional<cuda::device_scope> on_device_;
   std::unique_ptr<block_processor> fallback_;
-  cuda_tuning tuning_;
+  gpu_tuning tuning_;
   int device_;
   std::uint64_t memory_limit_;  // options::device_memory_limit; 0 = none
   bool started_ = false, failed_ = false;

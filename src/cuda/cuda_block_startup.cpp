@@ -9,7 +9,7 @@
 
 namespace gutf8::internal {
 
-cuda_processor::cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, cuda_tuning tuning)
+cuda_processor::cuda_processor(const options& opt, std::unique_ptr<block_processor> fallback, gpu_tuning tuning)
     : fallback_(std::move(fallback)), tuning_(tuning), device_(opt.device),
       memory_limit_(opt.device_memory_limit) {
   tuning_.sub_blocks = std::max(tuning_.sub_blocks, 1u);
@@ -69,15 +69,9 @@ void cuda_processor::start() {
   started_ = true;
 }
 
-std::unique_ptr<block_processor> make_cuda_processor(const options& opt,
-                                                     std::unique_ptr<block_processor> fallback,
-                                                     cuda_tuning tuning) {
+std::unique_ptr<block_processor> make_gpu_processor(const options& opt, std::unique_ptr<block_processor> fallback,
+                                                    gpu_tuning tuning) {
   return std::make_unique<cuda_processor>(opt, std::move(fallback), tuning);
-}
-
-stream_timings timings_of(const block_processor& processor) {
-  if (const auto* p = dynamic_cast<const cuda_processor*>(&processor)) return p->timings();
-  return {};
 }
 
 }  // namespace gutf8::internal

@@ -1,6 +1,6 @@
-// Page-locked host memory for the CUDA backend (declared in cuda/cuda_block.hpp): allocated, or
+// Page-locked host memory for the GPU backend (declared in codec/gpu_backend.hpp): allocated, or
 // the caller's memory (a mapped file's page cache) locked in place; failures are answers, not errors.
-#include "cuda/cuda_block.hpp"
+#include "codec/gpu_backend.hpp"
 
 #include <cuda_runtime.h>
 

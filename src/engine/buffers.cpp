@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "cuda/cuda_block.hpp"
+#include "codec/gpu_backend.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {

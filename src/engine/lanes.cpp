@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "codec/cpu_block.hpp"
-#include "cuda/cuda_block.hpp"
+#include "cpu/cpu_block.hpp"
+#include "codec/gpu_backend.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {
@@ -65,7 +65,7 @@ void gpu_lane::build() {
       opt.threads = 1;
       opt.device_memory_limit = config_.device_memory_limit;
       lane_.shape = shape;
-      lane_.processor = make_cuda_processor(opt, make_cpu_processor(1));
+      lane_.processor = make_gpu_processor(opt, make_cpu_processor(1));
       lane_.input = pinned_bytes(shape.input_bytes);
       // Two outputs: one being written by the committer while the next run fills the other.
       if (shape.output_bytes != 0) lane_.outputs = std::make_unique<output_pool>(shape.output_bytes, 2, pinned_bytes);
@@ -74,7 +74,7 @@ void gpu_lane::build() {
   } catch (...) {
     fail(std::current_exception());
   }
-  timings_before_ = timings_of(*lane_.processor);
+  timings_before_ = lane_.processor->timings();
   keep_ = true;
   startup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -131,7 +131,7 @@ run_result gpu_lane::process_run(job& j, const piece_run& run) {
 
 // The processor counts since it was built: this run's part.
 stream_timings gpu_lane::timings() const {
-  return lane_.processor ? counters_since(timings_of(*lane_.processor), timings_before_) : stream_timings{};
+  return lane_.processor ? counters_since(lane_.processor->timings(), timings_before_) : stream_timings{};
 }
 
 void add_counters(stream_timings& sum, const stream_timings& t) {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <thread>
 
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "codec/auto_model.hpp"
 #include "codec/stream_core.hpp"
 #include "engine/lanes.hpp"

@@ -1,6 +1,6 @@
 #include "engine/workers.hpp"
 
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
 #include "gutf8/error.hpp"
 

@@ -1,5 +1,5 @@
 // --gpu-memory SIZE (options::device_memory_limit): parsed like --chunk-size, 0 = no cap; on the
-// GPU a cap below the smallest sub-block (src/cuda/cuda_block.hpp) is a device failure for
+// GPU a cap below the smallest sub-block (src/codec/gpu_backend.hpp) is a device failure for
 // --backend=cuda (exit 3, no OUT) and a fall-back to the CPU for --backend=auto, and a cap that
 // sub-blocks fit under changes nothing.
 // The cases that need a GPU skip, saying so, where none is usable.

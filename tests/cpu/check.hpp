@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "codec/cpu_block.hpp"
 #include "codec/stream_core.hpp"
+#include "cpu/cpu_block.hpp"
 #include "generators.hpp"
 #include "gutf8/gutf8.hpp"
 

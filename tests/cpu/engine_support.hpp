@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "engine/run.hpp"
 #include "gutf8/engine.hpp"
 

@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "check.hpp"
-#include "codec/cpu_block.hpp"
-#include "engine/pieces.hpp"
 #include "codec/stream_core.hpp"
+#include "cpu/cpu_block.hpp"
+#include "engine/pieces.hpp"
 
 namespace {
 

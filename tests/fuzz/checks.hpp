@@ -22,8 +22,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "codec/cpu_block.hpp"
 #include "codec/stream_core.hpp"
+#include "cpu/cpu_block.hpp"
 #include "gutf8/gutf8.hpp"
 #include "support/reference.hpp"
 

@@ -390,7 +390,7 @@ TEST(GpuRandom, StrictSpeculativeCounts) {
 
 // Every kernel, variant and policy on a few shapes that span several tiles, with errors, carries
 // and ragged tails: small enough for compute-sanitizer racecheck and initcheck
-// (scripts/gpu/sanitize.sh), which the sweeps above exceed.
+// (scripts/gpu/devrun/tests.py), which the sweeps above exceed.
 TEST(GpuSanitizerSweep, EveryKernelFewShapes) {
   GUTF8_REQUIRE_GPU();
   workspace ws;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "codec/auto_model.hpp"
-#include "codec/cpu_block.hpp"
-#include "cuda/cuda_block.hpp"
+#include "codec/gpu_backend.hpp"
+#include "cpu/cpu_block.hpp"
 #include "gpu_harness.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/stream.hpp"
@@ -451,9 +451,9 @@ block_out run_block(internal::block_processor& proc, operation oper, error_polic
 
 TEST(CudaBlockProcessor, SmallSubBlocksEqualCpuForEveryRequest) {
   GUTF8_REQUIRE_GPU();
-  internal::cuda_tuning tuning;
+  internal::gpu_tuning tuning;
   tuning.max_sub_block = tuning.min_sub_block = tuning.min_retry_block = 4096;  // many sub-blocks
-  auto gpu = internal::make_cuda_processor(with(backend::cuda), internal::make_cpu_processor(1), tuning);
+  auto gpu = internal::make_gpu_processor(with(backend::cuda), internal::make_cpu_processor(1), tuning);
   auto cpu = internal::make_cpu_processor(0);
   auto g = rng(78);
   for (std::size_t size : {std::size_t{4095}, std::size_t{4097}, std::size_t{3 * 4096 + 1}, std::size_t{100000}}) {

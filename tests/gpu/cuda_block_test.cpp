@@ -1,8 +1,8 @@
-// The CUDA block processor (src/cuda/cuda_block.hpp) inside the backend-neutral stream core, fed in
+// The CUDA block processor (src/cuda/cuda_block_processor.hpp) inside the backend-neutral stream core, fed in
 // chunks, against the CPU codec's one-shot results.
-#include "codec/cpu_block.hpp"
+#include "codec/gpu_backend.hpp"
 #include "codec/stream_core.hpp"
-#include "cuda/cuda_block.hpp"
+#include "cpu/cpu_block.hpp"
 #include "gpu_harness.hpp"
 
 namespace gutf8::test::gpu {
@@ -13,7 +13,7 @@ result run_stream_core(operation oper, error_policy p, const bytes& in, std::siz
   cfg.operation = oper;
   cfg.policy = p;
   options opt;
-  internal::stream_core s(cfg, internal::make_cuda_processor(opt, internal::make_cpu_processor(0)), false);
+  internal::stream_core s(cfg, internal::make_gpu_processor(opt, internal::make_cpu_processor(0)), false);
   result r;
   std::vector<std::uint8_t> out(s.max_output(chunk) + 16);
   for (std::size_t at = 0; at < in.size() || at == 0; at += chunk) {
@@ -57,7 +57,7 @@ TEST(CudaBlockProcessor, StreamCoreInChunksEqualsCpu) {
 }
 
 // The block processor's sub-blocks, carries and both streams on a small input: for racecheck and
-// initcheck (scripts/gpu/sanitize.sh).
+// initcheck (scripts/gpu/devrun/tests.py).
 TEST(GpuSanitizerSweep, BlockProcessorSubBlocks) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(99);

@@ -90,7 +90,7 @@ TEST(PrimScan, TransformScanCountsFlags) {
 }
 
 // A few shapes that still launch every scan algorithm over several tiles: small enough for
-// compute-sanitizer racecheck and initcheck (scripts/gpu/sanitize.sh), which the full sweeps
+// compute-sanitizer racecheck and initcheck (scripts/gpu/devrun/tests.py), which the full sweeps
 // above exceed.
 TEST(PrimSanitizerSweep, Scan) {
   GUTF8_REQUIRE_GPU();

@@ -1,4 +1,4 @@
-// The CPU block processor: scans a block with cpu_scan.hpp, splitting large blocks at
+// The CPU block processor: scans a block with cpu/scan.hpp, splitting large blocks at
 // unit boundaries across threads (one segment each) and merging the segments into one block_result.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "codec/block.hpp"
-#include "codec/isa.hpp"
+#include "cpu/isa.hpp"
 
 namespace gutf8::internal {
 

@@ -3,14 +3,14 @@
 // gathers bytes p..p+3 of each start p into its own 32-bit lane.
 #pragma once
 
-#include "codec/isa.hpp"
+#include "cpu/isa.hpp"
 
 #if GUTF8_X86
 #include <array>
 #include <bit>
 #include <cstdint>
 
-#include "codec/simd_tables.hpp"
+#include "cpu/simd_tables.hpp"
 
 namespace gutf8::cpu::avx2 {
 

@@ -1,4 +1,4 @@
-#include "codec/cpu_block.hpp"
+#include "cpu/cpu_block.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "codec/boundary.hpp"
-#include "codec/cpu_scan.hpp"
 #include "codec/lines.hpp"
+#include "cpu/scan.hpp"
+#include "gutf8/prim/cpu.hpp"
 
 namespace gutf8::internal {
 namespace {
@@ -27,41 +28,41 @@ struct scanned_segment {
 };
 
 template <mode M>
-segment_result scan_utf8(error_policy policy, const cpu::job& j) {
+segment_result utf8_by_policy(error_policy policy, const cpu::job& j) {
   switch (policy) {
     case strict:
-      return cpu::utf8_scanner<M, strict>(j).run();
+      return cpu::scan_utf8<M, strict>(j);
     case drop:
-      return cpu::utf8_scanner<M, drop>(j).run();
+      return cpu::scan_utf8<M, drop>(j);
     default:
-      return cpu::utf8_scanner<M, replace>(j).run();
+      return cpu::scan_utf8<M, replace>(j);
   }
 }
 
-segment_result scan_utf32(error_policy policy, const cpu::job& j) {
+segment_result utf32_by_policy(error_policy policy, const cpu::job& j) {
   switch (policy) {
     case strict:
-      return cpu::utf32_scanner<strict>(j).run();
+      return cpu::scan_utf32<strict>(j);
     case drop:
-      return cpu::utf32_scanner<drop>(j).run();
+      return cpu::scan_utf32<drop>(j);
     default:
-      return cpu::utf32_scanner<replace>(j).run();
+      return cpu::scan_utf32<replace>(j);
   }
 }
 
 segment_result scan(operation op, error_policy policy, const cpu::job& j) {
   switch (op) {
     case operation::validate:
-      return cpu::utf8_scanner<mode::validate, replace>(j).run();
+      return cpu::scan_utf8<mode::validate, replace>(j);
     case operation::stats:
-      if (j.histogram != nullptr) return cpu::utf8_scanner<mode::stats, replace, true>(j).run();
-      return cpu::utf8_scanner<mode::stats, replace>(j).run();
+      if (j.histogram != nullptr) return cpu::scan_utf8<mode::stats, replace, true>(j);
+      return cpu::scan_utf8<mode::stats, replace>(j);
     case operation::decode:
-      return scan_utf8<mode::decode>(policy, j);
+      return utf8_by_policy<mode::decode>(policy, j);
     case operation::sanitize:
-      return scan_utf8<mode::sanitize>(policy, j);
+      return utf8_by_policy<mode::sanitize>(policy, j);
     case operation::encode:
-      return scan_utf32(policy, j);
+      return utf32_by_policy(policy, j);
   }
   return {};
 }
@@ -178,7 +179,7 @@ class cpu_processor final : public block_processor {
       j.limit = rq.size - bounds[k];
       j.at_end = rq.at_end;
       j.level = tuning_.level;
-      sizes[k] = cpu::utf8_scanner<mode::stats, replace>(j).run();
+      sizes[k] = cpu::scan_utf8<mode::stats, replace>(j);
     });
     // Strict keeps nothing after the first segment with an error; that segment ends anywhere.
     std::size_t used = count;
@@ -202,7 +203,7 @@ class cpu_processor final : public block_processor {
   std::size_t segment_count(const block_request& rq) const noexcept {
     if (rq.histogram != nullptr || rq.end < tuning_.parallel_threshold) return 1;
     // Asked here, not at construction: small one-shot calls should not pay for the query.
-    const unsigned threads = threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = threads_ != 0 ? threads_ : prim::cpu::hardware_threads();
     const std::size_t by_size = rq.end / std::max<std::size_t>(tuning_.min_segment, 1);
     return std::clamp<std::size_t>(by_size, 1, threads);
   }

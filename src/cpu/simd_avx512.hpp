@@ -4,7 +4,7 @@
 // points at once.
 #pragma once
 
-#include "codec/isa.hpp"
+#include "cpu/isa.hpp"
 
 #if GUTF8_X86
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "codec/simd_tables.hpp"
+#include "cpu/simd_tables.hpp"
 
 namespace gutf8::cpu::avx512 {
 

@@ -1,0 +1,1 @@
+"""The parts of scripts/gpu/driver.py, by concern: core (context, steps, summaries), tests, bench, files, multi."""

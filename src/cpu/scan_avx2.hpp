@@ -1,0 +1,84 @@
+// The AVX2 scanners (kernels in simd_avx2.hpp). UTF-8 in 32-byte chunks that start at a unit
+// boundary: each chunk is checked as a whole and its well-formed units handled; a chunk with an
+// error goes to the exact path. UTF-32 8 values at a time. The portable scanner takes the rest.
+#pragma once
+
+#include "cpu/isa.hpp"
+
+#if GUTF8_X86
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/scan_portable.hpp"
+#include "cpu/scan_state.hpp"
+#include "cpu/simd_avx2.hpp"
+
+namespace gutf8::cpu::avx2 {
+
+// The well-formed units that start in the 32 bytes at i; 0 when the chunk has an error.
+template <mode M, error_policy P, bool H>
+GUTF8_AVX2 inline unsigned chunk32(utf8_state<M, P, H>& s, std::size_t i) noexcept {
+  const u8* w = s.in + i;
+  const chunk_masks m = analyse(w);
+  if (m.non_ascii == 0) {
+    if constexpr (M == mode::decode) {
+      widen32(w, s.out);
+      s.out += 128;
+    } else {
+      s.ascii_run(w, 32);
+    }
+    return 32;
+  }
+  if (m.errors != 0) return 0;
+  const unsigned used = uncut(m);
+  const std::uint32_t starts = m.starts & static_cast<std::uint32_t>((std::uint64_t{1} << used) - 1);
+  if constexpr (M == mode::decode || H) {
+    [[maybe_unused]] alignas(32) std::array<u8, 4 * 32 + 32> local;
+    u8* o = M == mode::decode ? s.out : local.data();
+    for (unsigned q = 0; q < 32; q += 8) {
+      const unsigned m8 = starts >> q & 0xFFu;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), decode8(w + q, m8));
+      o += 4 * std::popcount(m8);
+    }
+    s.finish_chunk(o, local.data());
+  }
+  if constexpr (M == mode::sanitize) {
+    std::memcpy(s.out, w, 32);  // room: 3 output bytes per remaining input byte
+    s.out += used;
+  }
+  if constexpr (M == mode::stats) s.count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
+  return used;
+}
+
+template <mode M, error_policy P, bool H>
+GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
+  std::size_t i = 0;
+  while (i < s.end && s.end - i >= 32 && s.limit - i >= 48 && s.room(32)) {  // decode8 reads 16 at +24
+    if (const unsigned n = chunk32(s, i)) {
+      i += n;
+      continue;
+    }
+    if (!s.exact_units(i, i + 32)) return s.finish(i);
+  }
+  return portable::run_utf8(s, i);
+}
+
+template <error_policy P>
+GUTF8_AVX2 inline segment_result run_utf32(utf32_state<P>& s) noexcept {
+  std::size_t i = 0;
+  while (i < s.end && s.end - i >= 32) {
+    if (const int n = encode8(s.in + i, s.out); n >= 0) {  // room: 4 bytes per value
+      s.out += n;
+      i += 32;
+      continue;
+    }
+    if (!s.values(i, i + 32)) return s.finish(i);  // a bad value among these 8
+  }
+  return portable::run_utf32(s, i);
+}
+
+}  // namespace gutf8::cpu::avx2
+#endif

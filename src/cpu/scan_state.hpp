@@ -1,0 +1,223 @@
+// What the CPU scanners of every ISA share (scan.hpp chooses one at run time): the job and its
+// result, and the state of one scan with the exact path that every fast path falls back to, a
+// byte-at-a-time walk of Unicode Table 3-7 (detail::continues) that defines the maximal-subpart
+// error units, and how each mode writes or counts a unit.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "codec/block.hpp"
+#include "cpu/isa.hpp"
+#include "gutf8/detail/utf8_rules.hpp"
+
+namespace gutf8::cpu {
+
+using u8 = std::uint8_t;
+
+struct segment_result {
+  std::size_t consumed = 0;
+  std::size_t written = 0;
+  std::uint64_t errors = 0;
+  std::size_t first_error = internal::no_error;
+  error_kind first_kind = error_kind::none;
+  bool stopped = false;
+  std::array<std::uint64_t, 4> by_length{};
+};
+
+enum class mode : std::uint8_t { validate, stats, decode, sanitize };
+
+// What a scanner works on: the units that start in [0, end) of in, readable up to limit.
+struct job {
+  const u8* in = nullptr;
+  std::size_t end = 0, limit = 0;
+  bool at_end = false;  // the input really ends at in + limit
+  u8* out = nullptr;    // output; wide stores never pass out_limit (near it, exact writes)
+  u8* out_limit = nullptr;
+  std::uint64_t* histogram = nullptr;
+  isa level = isa::portable;
+};
+
+inline std::uint32_t load32(const u8* p) noexcept {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline void store32(u8* p, std::uint32_t v) noexcept { std::memcpy(p, &v, 4); }
+
+// Where a scan reads and writes, and what it has found.
+struct scan_cursor {
+  explicit scan_cursor(const job& j) noexcept
+      : in(j.in), end(j.end), limit(j.limit), at_end(j.at_end), out(j.out), out_begin(j.out) {}
+
+  segment_result finish(std::size_t i) noexcept {
+    r.consumed = i;
+    r.written = static_cast<std::size_t>(out - out_begin);
+    return r;
+  }
+
+  const u8* in;
+  std::size_t end, limit;
+  bool at_end;
+  u8* out;
+  u8* out_begin;
+  segment_result r{};
+};
+
+// One UTF-8 scan in mode M, and the exact path.
+template <mode M, error_policy P, bool Histogram>
+struct utf8_state : scan_cursor {
+  static constexpr bool writes = M == mode::decode || M == mode::sanitize;
+  static constexpr bool stops = writes && P == error_policy::strict;
+
+  explicit utf8_state(const job& j) noexcept
+      : scan_cursor(j), out_limit(j.out_limit), histogram(j.histogram) {}
+
+  // Whether a fast path over `bytes` input bytes may write: it stores at most 4 bytes per
+  // input byte past out.
+  bool room(std::size_t bytes) const noexcept {
+    if constexpr (writes) return static_cast<std::size_t>(out_limit - out) >= 4 * bytes;
+    return true;
+  }
+
+  // The units that start before stop, by the exact path; false when the scan must end.
+  bool exact_units(std::size_t& i, std::size_t stop) noexcept {
+    while (i < stop)
+      if (!exact_unit(i)) return false;
+    return true;
+  }
+
+  // One unit by Table 3-7. Advances i; false when the scan must end here (strict stop,
+  // or a sequence cut by the end of a block that is not the end of the input).
+  bool exact_unit(std::size_t& i) noexcept {
+    const u8* s = in + i;
+    const u8 lead = s[0];
+    const unsigned need = detail::sequence_length(lead);
+    if (need == 0) return error(i, 1, detail::reason_for(lead, 0, 0));
+    for (unsigned k = 1; k < need; ++k) {
+      if (i + k == limit) {
+        if (!at_end) return false;
+        return error(i, k, error_kind::truncated_at_end);
+      }
+      if (!detail::continues(lead, k, s[k])) return error(i, k, detail::reason_for(lead, k, s[k]));
+    }
+    emit(detail::decode_sequence(s, need), s, need);
+    i += need;
+    return true;
+  }
+
+  void emit(char32_t c, const u8* src, unsigned length) noexcept {
+    if constexpr (M == mode::decode) {
+      store32(out, static_cast<std::uint32_t>(c));
+      out += 4;
+    } else if constexpr (M == mode::sanitize) {
+      std::memcpy(out, src, length);
+      out += length;
+    } else if constexpr (M == mode::stats) {
+      ++r.by_length[length - 1];
+      if constexpr (Histogram) ++histogram[c];
+    }
+  }
+
+  bool error(std::size_t& i, unsigned length, error_kind kind) noexcept {
+    if (r.errors++ == 0) {
+      r.first_error = i;
+      r.first_kind = kind;
+    }
+    if constexpr (stops) {
+      r.stopped = true;
+      return false;
+    }
+    if constexpr (writes && P == error_policy::replace) {
+      if constexpr (M == mode::decode) {
+        store32(out, 0xFFFDu);
+        out += 4;
+      } else {
+        out[0] = 0xEF, out[1] = 0xBF, out[2] = 0xBD;
+        out += 3;
+      }
+    }
+    i += length;
+    return true;
+  }
+
+  // Sequence lengths from the lead classes of the (well-formed) starts.
+  GUTF8_ALWAYS_INLINE void count_starts(std::uint64_t starts, std::uint64_t ascii, std::uint64_t ge_e0,
+                                        std::uint64_t ge_f0) noexcept {
+    const auto n1 = static_cast<unsigned>(std::popcount(starts & ascii));
+    const auto n3 = static_cast<unsigned>(std::popcount(starts & ge_e0 & ~ge_f0));
+    const auto n4 = static_cast<unsigned>(std::popcount(starts & ge_f0));
+    r.by_length[0] += n1;
+    r.by_length[1] += static_cast<unsigned>(std::popcount(starts)) - n1 - n3 - n4;
+    r.by_length[2] += n3;
+    r.by_length[3] += n4;
+  }
+
+  // n ASCII bytes, for every mode but decode.
+  void ascii_run(const u8* w, unsigned n) noexcept {
+    if constexpr (M == mode::sanitize) {
+      std::memcpy(out, w, n);
+      out += n;
+    } else if constexpr (M == mode::stats) {
+      r.by_length[0] += n;
+      if constexpr (Histogram)
+        for (unsigned k = 0; k < n; ++k) ++histogram[w[k]];
+    }
+  }
+
+  // After a vector path decoded a chunk into out (decode) or into scratch (the histogram of
+  // stats): decode keeps it, the histogram counts it.
+  void finish_chunk([[maybe_unused]] u8* chunk_end, [[maybe_unused]] const u8* scratch) noexcept {
+    if constexpr (M == mode::decode) out = chunk_end;
+    if constexpr (Histogram)
+      for (const u8* c = scratch; c < chunk_end; c += 4) ++histogram[load32(c)];
+  }
+
+  u8* out_limit;
+  std::uint64_t* histogram;
+};
+
+// One encode scan: UTF-32LE values in, UTF-8 out. Units are 4-byte values; 1..3 trailing bytes
+// at the end of the input are one error unit. Its stores stay within 4 output bytes per input
+// value: out_limit is not needed.
+template <error_policy P>
+struct utf32_state : scan_cursor {
+  explicit utf32_state(const job& j) noexcept : scan_cursor(j) {}
+
+  // The values that start before stop, one at a time; false at a strict stop.
+  bool values(std::size_t& i, std::size_t stop) noexcept {
+    for (; i < stop; i += 4)
+      if (!value(i)) return false;
+    return true;
+  }
+
+  bool value(std::size_t i) noexcept {
+    const std::uint32_t v = load32(in + i);
+    if (detail::is_scalar_value(v)) {
+      out += detail::encode_scalar(static_cast<char32_t>(v), out);
+      return true;
+    }
+    return error(i, v > 0x10FFFFu ? error_kind::too_large : error_kind::surrogate);
+  }
+
+  bool error(std::size_t i, error_kind kind) noexcept {
+    if (r.errors++ == 0) {
+      r.first_error = i;
+      r.first_kind = kind;
+    }
+    if constexpr (P == error_policy::strict) {
+      r.stopped = true;
+      return false;
+    }
+    if constexpr (P == error_policy::replace) {
+      out[0] = 0xEF, out[1] = 0xBF, out[2] = 0xBD;
+      out += 3;
+    }
+    return true;
+  }
+};
+
+}  // namespace gutf8::cpu
