@@ -43,15 +43,14 @@ FUNCTIONS = ("is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_
 
 _INPUTS = ("BLOB", "VARCHAR")
 _TEXT = {pa.binary(): pa.string(), pa.large_binary(): pa.large_string()}
-_BYTES = {text: raw for raw, text in _TEXT.items()}
 # make_valid_utf8(x, errors): one UDF a policy, so DuckDB folds a constant `errors` away
 _BAD_ERRORS = ("error(format('make_valid_utf8: errors must be ''replace'' or ''drop'', not {}', "
                "coalesce('''' || errors || '''', 'NULL')))")
 
 
-def _viewed(x: pa.ChunkedArray, as_type: dict) -> pa.ChunkedArray:
-    """The same buffers under the other type of the pair, without a copy."""
-    target = as_type.get(x.type)
+def _as_text(x: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Binary rows known to be UTF-8 as utf8: the same buffers, no copy."""
+    target = _TEXT.get(x.type)
     return x if target is None else pa.chunked_array([c.view(target) for c in x.chunks], target)
 
 
@@ -61,7 +60,7 @@ def _validate(x: pa.ChunkedArray, threads: int) -> pa.ChunkedArray:
     except columns.InvalidRowError as e:
         raise ValueError(f"validate_utf8: invalid UTF-8 at byte {e.offset} of the row "
                          f"{shown(e.object, e.offset)}: {e.reason}") from None
-    return _viewed(x, _TEXT)  # checked: the bytes are the text
+    return _as_text(x)
 
 
 def _udfs(threads: int) -> dict[str, tuple[Callable[[pa.ChunkedArray], Any], str]]:
@@ -71,7 +70,7 @@ def _udfs(threads: int) -> dict[str, tuple[Callable[[pa.ChunkedArray], Any], str
         "make_valid_utf8": (lambda x: columns.make_valid(x, "replace", threads=threads), "VARCHAR"),
         "make_valid_utf8_drop": (lambda x: columns.make_valid(x, "drop", threads=threads), "VARCHAR"),
         "validate_utf8": (lambda x: _validate(x, threads), "VARCHAR"),
-        "try_validate_utf8": (lambda x: columns.cast_to_utf8(_viewed(x, _BYTES), "null", threads=threads), "VARCHAR"),
+        "try_validate_utf8": (lambda x: columns.cast_to_utf8(x, "null", threads=threads), "VARCHAR"),
     }
 
 

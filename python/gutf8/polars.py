@@ -24,11 +24,11 @@ stays null. The expressions are elementwise ``map_batches`` with their result ty
 queries know their schema and the streaming engine may call them batch by batch; a strict
 cast's :class:`InvalidRowError` then names the row within its batch.
 
-Copies: polars hands its columns over through the Arrow PyCapsule interface without a copy, in
-the view layouts (``binary_view``, ``string_view``); :mod:`gutf8.columns` casts them to the
-large layouts (one copy of the rows' bytes) before gutf8 reads them. Boolean and count results
-come back without a copy; a String result is pyarrow ``large_string``, which polars turns into
-its view layout on import (views written; the bytes are kept where polars can point at them).
+No copy on the way in: polars hands its columns over through the Arrow PyCapsule interface in
+its own view layouts (``binary_view``, ``string_view``), and gutf8 reads those in place
+(:mod:`gutf8.columns` with ``keep_views=True``). Results come back in polars' layouts: Boolean,
+String as ``string_view`` (made by gutf8: rows of up to 12 bytes inline, longer ones in a
+buffer of their own), counts as int32 (cast to UInt32 by polars, 4 bytes a row).
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ class InvalidRowError(columns.InvalidRowError, pl.exceptions.ComputeError):
         if self._message is not None:
             return self._message
         where = f"row {self.row}" + ("" if self.batch_rows is None else f" of a batch of {self.batch_rows}")
-        return f"{where}: invalid UTF-8 at byte {self.offset} of the row {shown(self.object, self.offset)}: {self.reason}"
+        row = shown(self.object, self.offset)
+        return f"{where}: invalid UTF-8 at byte {self.offset} of the row {row}: {self.reason}"
 
 
 def _checked(errors: str, allowed: tuple) -> str:
@@ -97,14 +98,14 @@ def _run(s: pl.Series, op: Callable[[Any], Any], dtype: Any, batch: bool) -> pl.
 def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
-        return columns.is_valid, pl.Boolean
+        return lambda s: columns.is_valid(s, keep_views=True), pl.Boolean
     if name == "make_valid":
         _checked(errors, _TEXT_ERRORS)
-        return lambda s: columns.make_valid(s, errors), pl.String
+        return lambda s: columns.make_valid(s, errors, keep_views=True), pl.String
     _checked(errors, _CAST_ERRORS)
-    if name == "cast_to_utf8":  # the cast takes binary: a String series is viewed as Binary, no copy
-        return lambda s: columns.cast_to_utf8(s.cast(pl.Binary), errors), pl.String
-    return lambda s: columns.count_code_points(s, errors), pl.UInt32
+    if name == "cast_to_utf8":
+        return lambda s: columns.cast_to_utf8(s, errors, keep_views=True), pl.String
+    return lambda s: columns.count_code_points(s, errors, keep_views=True), pl.UInt32
 
 
 @pl.api.register_series_namespace("gutf8")
