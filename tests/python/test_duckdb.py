@@ -100,12 +100,13 @@ def test_register_again_and_on_the_default_connection(con):
 
 def test_parquet_round_trip(tmp_path, values):
     """The README's example: binary text with invalid UTF-8 read, repaired, written as strings."""
-    pq.write_table(pa.table({"text": pa.array(values, pa.binary())}), tmp_path / "raw.parquet")
+    pq.write_table(pa.table({"id": range(N), "text": pa.array(values, pa.binary())}), tmp_path / "raw.parquet")
     c = gutf8.duckdb.register(duckdb.connect())
-    c.execute(f"COPY (SELECT make_valid_utf8(text) AS text FROM read_parquet('{tmp_path / 'raw.parquet'}'))"
+    c.execute(f"COPY (SELECT * REPLACE (make_valid_utf8(text) AS text) FROM read_parquet('{tmp_path / 'raw.parquet'}'))"
               f" TO '{tmp_path / 'clean.parquet'}'")
-    clean = pq.read_table(tmp_path / "clean.parquet")["text"]
-    assert pa.types.is_string(clean.type) and clean.to_pylist() == decoded(values, "replace")
+    clean = pq.read_table(tmp_path / "clean.parquet").sort_by("id")
+    assert clean["id"].to_pylist() == list(range(N))
+    assert pa.types.is_string(clean["text"].type) and clean["text"].to_pylist() == decoded(values, "replace")
 
 
 def test_docstring_example():
