@@ -9,8 +9,9 @@ DuckDB (data in a DuckDB table, BLOB; results reduced with max(strlen(...)), whi
 the string lengths): gutf8.duckdb's make_valid_utf8 and is_valid_utf8; a Python UDF of
 bytes.decode('utf-8', 'replace') per row (DuckDB's native UDF) and per vector (an Arrow UDF with
 a list comprehension); a no-op Arrow UDF (the engine's cost of handing a vector to Python and
-back); and from the Parquet file, read_parquet(..., utf8_validation='replace') (DuckDB's own
-repair, which writes '?') against the same read with make_valid_utf8.
+back); from the Parquet file, read_parquet(..., utf8_validation='replace') (DuckDB's own
+repair, which writes '?') against the same read with make_valid_utf8; and the first five again
+with DuckDB on one thread (SET threads = 1).
 
 Polars (data in a DataFrame, Binary): .gutf8.make_valid() / is_valid(); map_elements of
 bytes.decode('utf-8', 'replace'); a no-op map_batches (in memory and streaming, whose calls
@@ -55,7 +56,8 @@ def make_parquet(path: Path, rows: int, invalid: float, seed: int = 47) -> tuple
     data = np.tile(base, int(offsets[-1]) // len(base) + 1)[: offsets[-1]]
     bad = rng.choice(rows, int(rows * invalid), replace=False)
     data[offsets[bad] + rng.integers(0, 150, len(bad))] = rng.choice(NEVER_UTF8, len(bad))
-    column = pa.LargeBinaryArray.from_buffers(pa.large_binary(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    column = pa.LargeBinaryArray.from_buffers(pa.large_binary(), rows, buffers)
     pq.write_table(pa.table({"text": column}), path, use_dictionary=False, row_group_size=1 << 20)
     return int(offsets[-1]), len(bad)
 
@@ -97,25 +99,25 @@ def duckdb_rows(path: Path, reps: int, slow_reps: int) -> list[Row]:
                                                          for b in x.to_pylist()], pa.string()),
                         [blob], varchar, type="arrow", null_handling="special")
 
-    def q(sql: str) -> Callable[[], Any]:
-        return lambda: con.sql(sql).fetchall()
-
-    runs = [("scan alone: max(octet_length(text))", q("SELECT max(octet_length(text)) FROM t"), reps),
-            ("no-op Arrow UDF", q("SELECT max(octet_length(noop(text))) FROM t"), reps),
-            ("gutf8 make_valid_utf8", q("SELECT max(strlen(make_valid_utf8(text))) FROM t"), reps),
-            ("gutf8 is_valid_utf8", q("SELECT count(*) FILTER (WHERE is_valid_utf8(text)) FROM t"), reps),
-            ("Python UDF per row: bytes.decode replace", q("SELECT max(strlen(py_row(text))) FROM t"), slow_reps),
-            ("Python Arrow UDF per vector: decode loop", q("SELECT max(strlen(py_vector(text))) FROM t"), slow_reps),
-            ("read_parquet as BLOB alone", q(f"SELECT max(octet_length(text)) FROM read_parquet('{path}')"), reps),
+    read = f"read_parquet('{path}')"
+    runs = [("scan alone: max(octet_length(text))", "SELECT max(octet_length(text)) FROM t", reps),
+            ("no-op Arrow UDF", "SELECT max(octet_length(noop(text))) FROM t", reps),
+            ("gutf8 make_valid_utf8", "SELECT max(strlen(make_valid_utf8(text))) FROM t", reps),
+            ("gutf8 is_valid_utf8", "SELECT count(*) FILTER (WHERE is_valid_utf8(text)) FROM t", reps),
+            ("Python UDF per row: bytes.decode replace", "SELECT max(strlen(py_row(text))) FROM t", slow_reps),
+            ("Python Arrow UDF per vector: decode loop", "SELECT max(strlen(py_vector(text))) FROM t", slow_reps),
+            ("read_parquet as BLOB alone", f"SELECT max(octet_length(text)) FROM {read}", reps),
             ("read_parquet, utf8_validation='replace' (built-in)",
-             q(f"SELECT max(strlen(text)) FROM read_parquet('{path}', binary_as_string=true, utf8_validation='replace')"),
-             reps),
-            ("read_parquet as BLOB + gutf8 make_valid_utf8",
-             q(f"SELECT max(strlen(make_valid_utf8(text))) FROM read_parquet('{path}')"), reps)]
+             f"SELECT max(strlen(text)) FROM {read[:-1]}, binary_as_string=true, utf8_validation='replace')", reps),
+            ("read_parquet as BLOB + gutf8 make_valid_utf8", f"SELECT max(strlen(make_valid_utf8(text))) FROM {read}",
+             reps)]
+    # the same on one DuckDB thread: its threads take turns at the GIL around every Arrow UDF call
+    runs += [(label + " (threads=1)", sql, n) for label, sql, n in runs[:5]]
     out = []
-    for label, call, n in runs:
+    for label, sql, n in runs:
+        con.execute("SET threads = 1" if label.endswith("(threads=1)") else "RESET threads")
         noop.calls = 0
-        seconds, _ = timed(call, n)
+        seconds, _ = timed(lambda: con.sql(sql).fetchall(), n)
         out.append((label, seconds, f"{noop.calls // (n + 1)} calls a run" if noop.calls else "", None))
     con.close()
     return out
@@ -215,7 +217,9 @@ def main() -> None:
                 ("Python UDF per row: bytes.decode replace", "gutf8 make_valid_utf8"),
                 ("Python Arrow UDF per vector: decode loop", "gutf8 make_valid_utf8"),
                 ("read_parquet as BLOB + gutf8 make_valid_utf8", "read_parquet, utf8_validation='replace' (built-in)"),
-                ("gutf8 make_valid_utf8", "no-op Arrow UDF")])
+                ("gutf8 make_valid_utf8", "no-op Arrow UDF"),
+                ("Python UDF per row: bytes.decode replace (threads=1)", "gutf8 make_valid_utf8 (threads=1)"),
+                ("gutf8 make_valid_utf8", "gutf8 make_valid_utf8 (threads=1)")])
         if "polars" in a.engines:
             lines += table("Polars", polars_rows(path, a.reps, slow), data_bytes, [
                 ("map_elements: bytes.decode replace", "gutf8 .gutf8.make_valid()"),

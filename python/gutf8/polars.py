@@ -27,8 +27,9 @@ cast's :class:`InvalidRowError` then names the row within its batch.
 No copy on the way in: polars hands its columns over through the Arrow PyCapsule interface in
 its own view layouts (``binary_view``, ``string_view``), and gutf8 reads those in place
 (:mod:`gutf8.columns` with ``keep_views=True``). Results come back in polars' layouts: Boolean,
-String as ``string_view`` (made by gutf8: rows of up to 12 bytes inline, longer ones in a
-buffer of their own), counts as int32 (cast to UInt32 by polars, 4 bytes a row).
+String as ``string_view`` (a strict cast returns the input's own buffers; a repair or another
+cast makes new ones: rows of up to 12 bytes inline, longer ones in a buffer of their own),
+counts as int32 (cast to UInt32 by polars, 4 bytes a row).
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ def _run(s: pl.Series, op: Callable[[Any], Any], dtype: Any, batch: bool) -> pl.
     return (result if result.dtype == dtype else result.cast(dtype)).alias(s.name)
 
 
+def _checked_text(s: pl.Series) -> pa.ChunkedArray:
+    """A strict cast: rows all UTF-8 come back as the input's own buffers, viewed as string_view."""
+    columns.validate(s, keep_views=True)
+    return pa.chunked_array([c.view(pa.string_view()) for c in pa.chunked_array(s).chunks], pa.string_view())
+
+
 def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
@@ -103,6 +110,8 @@ def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
         _checked(errors, _TEXT_ERRORS)
         return lambda s: columns.make_valid(s, errors, keep_views=True), pl.String
     _checked(errors, _CAST_ERRORS)
+    if name == "cast_to_utf8" and errors == "strict":
+        return _checked_text, pl.String
     if name == "cast_to_utf8":
         return lambda s: columns.cast_to_utf8(s, errors, keep_views=True), pl.String
     return lambda s: columns.count_code_points(s, errors, keep_views=True), pl.UInt32

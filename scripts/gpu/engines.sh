@@ -4,8 +4,10 @@
 # no package registry. Builds nothing.
 #   scripts/gpu/engines.sh OUT_DIR [duckdb] [polars]      (default: both)
 # Wheels for its Python 3.12 (cp312, manylinux x86-64), carried in .whl/: the gutf8 wheel of
-# scripts/gpu/stage_python.sh (.device-python/*.whl is taken too), and those of duckdb, polars
-# and polars-runtime-32 (docs/ENGINES.md; pyarrow and numpy are the host's own).
+# scripts/gpu/stage_python.sh (.device-python/*.whl is taken too), and for DuckDB duckdb (25 MB),
+# for Polars polars and polars-runtime-32 (55 MB); pyarrow and numpy are the host's own. Both
+# engines' wheels together pass a device call's 64 MiB, so run one call an engine, each with
+# its own wheels in .whl/ and its own OUT_DIR.
 # GUTF8_ENGINES_ROWS (default 10000000), GUTF8_ENGINES_REPS (5), GUTF8_ENGINES_SLOW_REPS (3:
 # the Python UDFs, which take most of the time) scale the benchmark to the call's time.
 # Writes OUT_DIR/engines_h200.md, engines_tests.log, engines.log, pip.log; prints a summary last.
@@ -25,11 +27,11 @@ commit=$(cat .device-python/COMMIT 2> /dev/null || git rev-parse --short HEAD 2>
 tests=()
 [[ $engines == *duckdb* ]] && tests+=(tests/python/test_duckdb.py)
 [[ $engines == *polars* ]] && tests+=(tests/python/test_polars.py)
-timeout 120 python3 -m pytest -q -rfEs -p no:cacheprovider "${tests[@]}" > "$out/engines_tests.log" 2>&1
+timeout 150 python3 -m pytest -q -rfEs -p no:cacheprovider "${tests[@]}" > "$out/engines_tests.log" 2>&1
 tests_rc=$?
 work=$(mktemp -d /dev/shm/gutf8-engines.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-timeout 420 python3 bench/python/bench_engines.py --rows "${GUTF8_ENGINES_ROWS:-10000000}" \
+timeout 360 python3 bench/python/bench_engines.py --rows "${GUTF8_ENGINES_ROWS:-10000000}" \
   --reps "${GUTF8_ENGINES_REPS:-5}" --slow-reps "${GUTF8_ENGINES_SLOW_REPS:-3}" --engines "$engines" \
   --workdir "$work" --commit "$commit" --out "$out/engines_h200.md" > "$out/engines.log" 2>&1
 bench_rc=$?

@@ -48,6 +48,20 @@ def test_functions_match_cpython(con, values, x):
     assert column(con, f"validate_utf8({x})", f"WHERE is_valid_utf8({x})") == ok
 
 
+def test_large_arrow_buffers(values):
+    """With arrow_large_buffer_size DuckDB hands large_binary / large_string vectors over."""
+    c = gutf8.duckdb.register(duckdb.connect())
+    c.execute("SET arrow_large_buffer_size = true")
+    part = values[:3000]
+    raw = pa.array(part, pa.binary())
+    c.register("big", pa.table({"id": range(len(part)), "b": raw, "s": raw.view(pa.string())}))
+    got = c.sql("SELECT make_valid_utf8(b, 'drop'), is_valid_utf8(s), try_validate_utf8(s) FROM big"
+                " ORDER BY id").fetchall()
+    assert [g[0] for g in got] == decoded(part, "ignore")
+    assert [g[1] for g in got] == valid(part)
+    assert [g[2] for g in got] == [None if v is None or error_units(v) else v.decode() for v in part]
+
+
 def test_result_types(con):
     types = con.sql("SELECT typeof(is_valid_utf8(b)), typeof(make_valid_utf8(b)), typeof(validate_utf8(s)),"
                     " typeof(try_validate_utf8(b)) FROM t LIMIT 1").fetchall()[0]

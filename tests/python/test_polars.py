@@ -51,6 +51,17 @@ def test_series_match_cpython(values):
     check_series(pl.Series("text", values, dtype=pl.Binary), values)
 
 
+def test_strict_cast_of_valid_rows(values):
+    """A strict cast that finds no error gives the input's own rows (viewed as String)."""
+    ok = [v for v in values if v is None or not error_units(v)]
+    series = pl.Series("text", ok, dtype=pl.Binary)
+    pieces = pl.concat([series.slice(3, 500), series.slice(900)], rechunk=False)
+    for s, rows_ in ((series, ok), (pieces, ok[3:503] + ok[900:])):
+        got = s.gutf8.cast_to_utf8()
+        assert got.dtype == pl.String and got.to_list() == [None if v is None else v.decode() for v in rows_]
+        assert s.gutf8.count_code_points().to_list() == [None if v is None else len(v.decode()) for v in rows_]
+
+
 def test_sliced_and_chunked_series(values):
     series = pl.Series("text", values, dtype=pl.Binary)
     check_series(series.slice(7, 2000), values[7:2007])
