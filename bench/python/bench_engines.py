@@ -62,15 +62,17 @@ def make_parquet(path: Path, rows: int, invalid: float, seed: int = 47) -> tuple
     return int(offsets[-1]), len(bad)
 
 
-def timed(call: Callable[[], Any], reps: int) -> tuple[float, Any]:
-    """(median seconds of `reps` runs after a warm-up, the last run's result)."""
-    result = call()
+def timed(label: str, call: Callable[[], Any], reps: int) -> float:
+    """The median seconds of `reps` runs after a warm-up (printed as it goes: a run stopped by a
+    time limit still leaves what it measured)."""
+    call()
     times = []
     for _ in range(reps):
         t = time.perf_counter()
-        result = call()
+        call()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), result
+    print(f"{label}: {' '.join(f'{x:.3f}' for x in times)} s", flush=True)
+    return statistics.median(times)
 
 
 class Counter:
@@ -117,7 +119,7 @@ def duckdb_rows(path: Path, reps: int, slow_reps: int) -> list[Row]:
     for label, sql, n in runs:
         con.execute("SET threads = 1" if label.endswith("(threads=1)") else "RESET threads")
         noop.calls = 0
-        seconds, _ = timed(lambda: con.sql(sql).fetchall(), n)
+        seconds = timed(label, lambda: con.sql(sql).fetchall(), n)
         out.append((label, seconds, f"{noop.calls // (n + 1)} calls a run" if noop.calls else "", None))
     con.close()
     return out
@@ -157,7 +159,7 @@ def polars_rows(path: Path, reps: int, slow_reps: int) -> list[Row]:
     out = []
     for label, call, n, note in runs:
         noop.calls = 0
-        seconds, _ = timed(call, n)
+        seconds = timed(label, call, n)
         out.append((label, seconds, f"{noop.calls // (n + 1)} calls a run" if note else "",
                     valid_bytes if label.startswith("valid rows") else None))
     return out
@@ -212,6 +214,7 @@ def main() -> None:
                  f"{path.stat().st_size / 1e9:.2f} GB (snappy, no dictionary)",
                  f"- median of {a.reps} runs ({slow} for the Python UDFs) after a warm-up; load average "
                  f"{load:.1f} at the start", ""]
+        print("\n".join(lines), flush=True)
         if "duckdb" in a.engines:
             lines += table("DuckDB", duckdb_rows(path, a.reps, slow), data_bytes, [
                 ("Python UDF per row: bytes.decode replace", "gutf8 make_valid_utf8"),
@@ -220,6 +223,7 @@ def main() -> None:
                 ("gutf8 make_valid_utf8", "no-op Arrow UDF"),
                 ("Python UDF per row: bytes.decode replace (threads=1)", "gutf8 make_valid_utf8 (threads=1)"),
                 ("gutf8 make_valid_utf8", "gutf8 make_valid_utf8 (threads=1)")])
+            Path(a.out).write_text("\n".join(lines) + "\n")  # what is done, should the next part not end
         if "polars" in a.engines:
             lines += table("Polars", polars_rows(path, a.reps, slow), data_bytes, [
                 ("map_elements: bytes.decode replace", "gutf8 .gutf8.make_valid()"),
@@ -227,8 +231,7 @@ def main() -> None:
                 ("valid rows: gutf8 .gutf8.cast_to_utf8()", "valid rows: polars strict cast to String (built-in)")])
         lines.append(f"load average {os.getloadavg()[0]:.1f} at the end")
     Path(a.out).write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-
+    print("\n".join(lines[lines.index("") + 1:]))
 
 if __name__ == "__main__":
     main()

@@ -27,11 +27,11 @@ commit=$(cat .device-python/COMMIT 2> /dev/null || git rev-parse --short HEAD 2>
 tests=()
 [[ $engines == *duckdb* ]] && tests+=(tests/python/test_duckdb.py)
 [[ $engines == *polars* ]] && tests+=(tests/python/test_polars.py)
-timeout 150 python3 -m pytest -q -rfEs -p no:cacheprovider "${tests[@]}" > "$out/engines_tests.log" 2>&1
+timeout 120 python3 -m pytest -q -rfEs -p no:cacheprovider "${tests[@]}" > "$out/engines_tests.log" 2>&1
 tests_rc=$?
 work=$(mktemp -d /dev/shm/gutf8-engines.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-timeout 360 python3 bench/python/bench_engines.py --rows "${GUTF8_ENGINES_ROWS:-10000000}" \
+timeout 400 python3 bench/python/bench_engines.py --rows "${GUTF8_ENGINES_ROWS:-10000000}" \
   --reps "${GUTF8_ENGINES_REPS:-5}" --slow-reps "${GUTF8_ENGINES_SLOW_REPS:-3}" --engines "$engines" \
   --workdir "$work" --commit "$commit" --out "$out/engines_h200.md" > "$out/engines.log" 2>&1
 bench_rc=$?
