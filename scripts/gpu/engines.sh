@@ -3,11 +3,11 @@
 # (bench/python/bench_engines.py, and the engine tests), from carried wheels, since that host has
 # no package registry. Builds nothing.
 #   scripts/gpu/engines.sh OUT_DIR [duckdb] [polars]      (default: both)
-# Wheels for its Python 3.12 (cp312, manylinux x86-64), carried in .whl/: the gutf8 wheel of
-# scripts/gpu/stage_python.sh (.device-python/*.whl is taken too), and for DuckDB duckdb (25 MB),
-# for Polars polars and polars-runtime-32 (55 MB); pyarrow and numpy are the host's own. Both
-# engines' wheels together pass a device call's 64 MiB, so run one call an engine, each with
-# its own wheels in .whl/ and its own OUT_DIR.
+# Wheels for its Python 3.12 (cp312, manylinux x86-64): the gutf8 wheel of
+# scripts/gpu/stage_python.sh (.device-python/, or in .whl/), and in .whl/ those of
+# scripts/gpu/stage_wheels.sh duckdb (25 MB) or polars (55 MB); pyarrow and numpy are the host's
+# own. Both engines' wheels together pass a device call's 64 MiB: one call an engine, each with
+# its own .whl/ and OUT_DIR.
 # GUTF8_ENGINES_ROWS (default 10000000), GUTF8_ENGINES_REPS (5), GUTF8_ENGINES_SLOW_REPS (3:
 # the Python UDFs, which take most of the time) scale the benchmark to the call's time.
 # Writes OUT_DIR/engines_h200.md, engines_tests.log, engines.log, pip.log; prints a summary last.
