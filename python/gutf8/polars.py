@@ -74,10 +74,9 @@ class InvalidRowError(columns.InvalidRowError, pl.exceptions.ComputeError):
         return f"{where}: invalid UTF-8 at byte {self.offset} of the row {row}: {self.reason}"
 
 
-def _checked(errors: str, allowed: tuple) -> str:
+def _checked(errors: str | None, allowed: tuple) -> None:
     if errors not in allowed:
         raise ValueError(f"errors must be one of {', '.join(map(repr, allowed))}, not {errors!r}")
-    return errors
 
 
 def _run(s: pl.Series, op: Callable[[Any], Any], dtype: Any, batch: bool) -> pl.Series:
