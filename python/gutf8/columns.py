@@ -10,7 +10,8 @@ The view layouts (``string_view`` / ``binary_view``, which polars exports for St
 Binary) are cast to ``large_string`` / ``large_binary`` first (one copy of the rows' bytes,
 about as long as :func:`is_valid` itself), so their results are those of the large types.
 ``keep_views=True`` reads them in place instead, with results in the view layouts
-(``string_view`` repairs and casts, int32 counts): no copy (:mod:`gutf8.polars` does this).
+(``string_view`` repairs and casts, int32 counts): no copy, but a view repair keeps its long
+rows in one int32-addressed buffer (ValueError past 2 GiB of them in a chunk).
 
 >>> import pyarrow as pa, gutf8.columns as gc
 >>> col = pa.array([b"ok", b"bad \\xff", None], pa.binary())

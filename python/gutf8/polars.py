@@ -24,12 +24,14 @@ stays null. The expressions are elementwise ``map_batches`` with their result ty
 queries know their schema and the streaming engine may call them batch by batch; a strict
 cast's :class:`InvalidRowError` then names the row within its batch.
 
-No copy on the way in: polars hands its columns over through the Arrow PyCapsule interface in
-its own view layouts (``binary_view``, ``string_view``), and gutf8 reads those in place
-(:mod:`gutf8.columns` with ``keep_views=True``). Results come back in polars' layouts: Boolean,
-String as ``string_view`` (a strict cast returns the input's own buffers; a repair or another
-cast makes new ones: rows of up to 12 bytes inline, longer ones in a buffer of their own),
-counts as int32 (cast to UInt32 by polars, 4 bytes a row).
+Copies: polars hands its columns over through the Arrow PyCapsule interface, in its own view
+layouts (``binary_view``, ``string_view``). ``is_valid``, ``count_code_points`` and the strict
+``cast_to_utf8`` read them in place (:mod:`gutf8.columns` with ``keep_views=True``), and a strict
+cast that finds no error returns the input's own buffers as String: no copy. ``make_valid`` and
+the other casts go through the large layouts (pyarrow casts the input, one copy; polars turns
+the ``large_string`` result into its views): gutf8's view repairs keep long rows in one buffer
+addressed by int32, so a chunk with more than 2 GiB of them would fail, which the large
+layouts do not.
 """
 
 from __future__ import annotations
@@ -105,14 +107,14 @@ def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
         return lambda s: columns.is_valid(s, keep_views=True), pl.Boolean
-    if name == "make_valid":
+    if name == "make_valid":  # through the large layouts: a view result is limited to 2 GiB of long rows
         _checked(errors, _TEXT_ERRORS)
-        return lambda s: columns.make_valid(s, errors, keep_views=True), pl.String
+        return lambda s: columns.make_valid(s, errors), pl.String
     _checked(errors, _CAST_ERRORS)
     if name == "cast_to_utf8" and errors == "strict":
         return _checked_text, pl.String
     if name == "cast_to_utf8":
-        return lambda s: columns.cast_to_utf8(s, errors, keep_views=True), pl.String
+        return lambda s: columns.cast_to_utf8(s, errors), pl.String
     return lambda s: columns.count_code_points(s, errors, keep_views=True), pl.UInt32
 
 
