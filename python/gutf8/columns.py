@@ -9,6 +9,9 @@ row; null rows stay null and are never read.
 The view layouts (``string_view`` / ``binary_view``, which polars exports for String and
 Binary) are cast to ``large_string`` / ``large_binary`` first (one copy of the rows' bytes,
 about as long as :func:`is_valid` itself), so their results are those of the large types.
+``keep_views=True`` reads them in place instead, with results in the view layouts
+(``string_view`` repairs and casts, int32 counts): no copy, but a view repair keeps its long
+rows in one int32-addressed buffer (ValueError past 2 GiB of them in a chunk).
 
 >>> import pyarrow as pa, gutf8.columns as gc
 >>> col = pa.array([b"ok", b"bad \\xff", None], pa.binary())
@@ -135,9 +138,9 @@ def _imported(data: Any) -> tuple[list, bool, pa.DataType]:
 _VIEW_AS_LARGE = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
 
 
-def _chunks(data: Any) -> tuple[list, bool, pa.DataType]:
+def _chunks(data: Any, keep_views: bool = False) -> tuple[list, bool, pa.DataType]:
     chunks, chunked, dtype = _imported(data)
-    if dtype in _VIEW_AS_LARGE:
+    if dtype in _VIEW_AS_LARGE and not keep_views:
         dtype = _VIEW_AS_LARGE[dtype]
         chunks = [chunk.cast(dtype) for chunk in chunks]
     return chunks, chunked, dtype
@@ -148,7 +151,7 @@ def _data_bytes(chunk: pa.Array) -> int:
     return buffers[2].size if len(buffers) > 2 and buffers[2] is not None else -1
 
 
-_AS_BYTES = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}
+_AS_BYTES = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary(), pa.string_view(): pa.binary_view()}
 
 
 def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowError:
@@ -168,8 +171,8 @@ def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowErro
     return e
 
 
-def _map(data: Any, call: Callable[[pa.Array], tuple]) -> Any:
-    chunks, chunked, dtype = _chunks(data)
+def _map(data: Any, call: Callable[[pa.Array], tuple], keep_views: bool) -> Any:
+    chunks, chunked, dtype = _chunks(data, keep_views)
     results, base = [], 0
     try:
         for chunk in chunks:
@@ -185,18 +188,19 @@ def _map(data: Any, call: Callable[[pa.Array], tuple]) -> Any:
     return pa.chunked_array(results)
 
 
-def is_valid(data: Any, *, threads: int = 0, stream: Any = None) -> Any:
+def is_valid(data: Any, *, threads: int = 0, stream: Any = None, keep_views: bool = False) -> Any:
     """A boolean array: whether each row is well-formed UTF-8 (null rows stay null)."""
     if _device_only(data):
         return _on_device("is_valid", data, "strict", threads, stream)
-    return _map(data, lambda c: _gutf8.col_is_valid(*c.__arrow_c_array__(), threads, _data_bytes(c))[0])
+    return _map(data, lambda c: _gutf8.col_is_valid(*c.__arrow_c_array__(), threads, _data_bytes(c))[0],
+                keep_views)
 
 
-def validate(data: Any, *, threads: int = 0, stream: Any = None) -> None:
+def validate(data: Any, *, threads: int = 0, stream: Any = None, keep_views: bool = False) -> None:
     """Raise :class:`InvalidRowError` for the first invalid row; return None when all are valid."""
     if _device_only(data):
         return _on_device("validate", data, "strict", threads, stream)
-    chunks, _, _ = _chunks(data)
+    chunks, _, _ = _chunks(data, keep_views)
     base = 0
     for chunk in chunks:
         try:
@@ -207,27 +211,32 @@ def validate(data: Any, *, threads: int = 0, stream: Any = None) -> None:
         base += len(chunk)
 
 
-def make_valid(data: Any, errors: str = "replace", *, threads: int = 0, stream: Any = None) -> Any:
+def make_valid(data: Any, errors: str = "replace", *, threads: int = 0, stream: Any = None,
+               keep_views: bool = False) -> Any:
     """A utf8 array (large_utf8 for the large types) with every invalid row repaired: equal,
     row by row, to ``bytes.decode('utf-8', 'replace' | 'ignore')`` (errors "replace" | "drop")."""
     if _device_only(data):
         return _on_device("make_valid", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_make_valid(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)))
+    return _map(data, lambda c: _gutf8.col_make_valid(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)),
+                keep_views)
 
 
-def cast_to_utf8(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None) -> Any:
+def cast_to_utf8(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None,
+                 keep_views: bool = False) -> Any:
     """binary -> utf8 (large_binary -> large_utf8); an invalid row raises, becomes null, or is
     repaired, by `errors` ("strict", "null", "replace", "drop")."""
     if _device_only(data):
         return _on_device("cast_to_utf8", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)))
+    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)),
+                keep_views)
 
 
-def count_code_points(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None) -> Any:
+def count_code_points(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None,
+                      keep_views: bool = False) -> Any:
     """Characters per row (int32, int64 for the large types), as ``len(row.decode('utf-8',
     errors))``; an invalid row raises, is null, or counts its error units as one character
     ("replace") or none ("drop")."""
     if _device_only(data):
         return _on_device("count_code_points", data, errors, threads, stream)
     return _map(data, lambda c: _gutf8.col_count_code_points(*c.__arrow_c_array__(), errors, threads,
-                                                             _data_bytes(c)))
+                                                             _data_bytes(c)), keep_views)

@@ -131,6 +131,26 @@ def test_view_layouts(view):
     assert gc.make_valid(pa.chunked_array([], view)).type == pa.large_string()
 
 
+@pytest.mark.parametrize("view", [pa.binary_view(), pa.string_view()], ids=str)
+def test_view_layouts_kept(view):
+    """keep_views=True: the views are read in place and the results keep the view layouts."""
+    values = rows(23, 700) + [b"a row longer than the twelve bytes a view holds inline \xe1\x80"]
+    col = pa.chunked_array([view_column(values[:300], view), view_column(values[300:], view)])
+    repaired = gc.make_valid(col, keep_views=True)
+    assert repaired.type == pa.string_view() and repaired.to_pylist() == decoded(values, "replace")
+    assert gc.cast_to_utf8(col, "null", keep_views=True).to_pylist() == [
+        None if v is None or error_units(v) else v.decode() for v in values]
+    counts = gc.count_code_points(col, "drop", keep_views=True)
+    assert counts.type == pa.int32() and counts.to_pylist() == [
+        None if v is None else len(v.decode("utf-8", "ignore")) for v in values]
+    assert gc.is_valid(col, keep_views=True).to_pylist() == [None if v is None else not error_units(v) for v in values]
+    bad = next(i for i, v in enumerate(values) if i >= 300 and v is not None and error_units(v))
+    with pytest.raises(gc.InvalidRowError) as info:  # found in the second chunk, named in the column
+        gc.validate(col.slice(300), keep_views=True)
+    assert (info.value.row, info.value.offset, info.value.object) == (
+        bad - 300, error_units(values[bad])[0][0], values[bad])
+
+
 def test_polars_series_and_dataframe_columns():
     pl = pytest.importorskip("polars", reason="polars is not installed here (pip install '.[test]' has it)")
     values = rows(13, 600)
