@@ -33,6 +33,11 @@ class frame_decoder {
                       std::uint64_t at) = 0;
   // Ready for the next member.
   virtual void restart() = 0;
+  // Whole members at once, when in holds exactly members and out all their text: the text size,
+  // or none where the decoder has no such path or anything fails (decode() then says what, where).
+  virtual std::optional<std::size_t> decode_whole(std::span<const std::uint8_t>, std::span<std::uint8_t>) {
+    return std::nullopt;
+  }
 };
 
 class frame_encoder {

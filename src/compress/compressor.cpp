@@ -45,7 +45,7 @@ void compressor::stalled() {
 
 part_compressor::part_compressor(format f, int level) : enc_(make_part_encoder(f, level)) {}
 
-void part_compressor::compress(std::span<const std::uint8_t> text, std::vector<std::uint8_t>& out) {
+void part_compressor::append(std::span<const std::uint8_t> text, std::vector<std::uint8_t>& out) {
   const std::size_t at = out.size();
   out.resize(at + bound(text.size()));
   out.resize(at + compress(text, std::span(out).subspan(at)));

@@ -52,7 +52,7 @@ class part_compressor {
     return enc_->encode(text, out);
   }
   // The text's member appended to out.
-  void compress(std::span<const std::uint8_t> text, std::vector<std::uint8_t>& out);
+  void append(std::span<const std::uint8_t> text, std::vector<std::uint8_t>& out);
 
  private:
   std::unique_ptr<part_encoder> enc_;

@@ -48,6 +48,7 @@ struct decompressor::state {
   std::uint64_t decoded = 0;       // members decoded (not skippable)
   bool in_member = false;
   bool done = false;
+  bool fresh = true;               // nothing decoded since open()
 
   void start(format fmt, const part& p) {
     const bool same = dec && f == fmt && holds == p.holds && xz_check == p.xz_check;
@@ -63,6 +64,7 @@ struct decompressor::state {
     ignored.reset();
     members = decoded = p.first ? 0 : 1;
     in_member = done = false;
+    fresh = true;
   }
 
   void refill() {
@@ -80,17 +82,39 @@ struct decompressor::state {
     while (window.size() < n && !eof) refill();
     return window.first(std::min(n, window.size()));
   }
+  // Input from src, after head (bytes already read from it).
+  void attach(byte_source source, std::span<const std::uint8_t> head = {}) {
+    buf.resize(std::max(decompressor::input_buffer, head.size()));
+    std::copy(head.begin(), head.end(), buf.begin());
+    window = std::span<const std::uint8_t>(buf).first(head.size());
+    src = std::move(source);
+    eof = false;
+  }
   void advance(std::size_t n) {
     window = window.subspan(n);
     pos += n;
   }
 
+  bool read_whole(std::span<std::uint8_t> out);
   void next_member();
   void skip_frame(std::uint64_t size);
   void trailing_garbage();
   void count_text(std::size_t n);
   void check_end() const;
 };
+
+// A part in memory whose text size is known and fits out: whole members at once, where the decoder
+// can (gzip); else, or on any failure, the streaming path goes over the same bytes.
+bool decompressor::state::read_whole(std::span<std::uint8_t> out) {
+  const bool first_read = std::exchange(fresh, false);
+  if (!first_read || src || !expect_text || holds != layout::members || out.size() < *expect_text) return false;
+  const std::optional<std::size_t> n = dec->decode_whole(window, out.first(*expect_text));
+  if (n != expect_text) return false;
+  advance(window.size());
+  text = *n;
+  done = true;
+  return true;
+}
 
 void decompressor::state::next_member() {
   const auto head = peek(magic::skippable_header);
@@ -164,11 +188,7 @@ decompressor::~decompressor() = default;
 
 void decompressor::open(format f, byte_source src, std::span<const std::uint8_t> head) {
   s_->start(f, part{});
-  s_->buf.resize(std::max(input_buffer, head.size()));
-  std::copy(head.begin(), head.end(), s_->buf.begin());
-  s_->window = std::span<const std::uint8_t>(s_->buf).first(head.size());
-  s_->src = std::move(src);
-  s_->eof = false;
+  s_->attach(std::move(src), head);
 }
 
 void decompressor::open(format f, const part& p, std::span<const std::uint8_t> bytes) {
@@ -179,19 +199,18 @@ void decompressor::open(format f, const part& p, std::span<const std::uint8_t> b
 }
 
 void decompressor::open(format f, const part& p, random_reader read) {
-  std::uint64_t at = p.offset;
-  const std::uint64_t end = p.offset + p.size;
-  open(f, [read = std::move(read), at, end](std::span<std::uint8_t> b) mutable -> std::size_t {
+  s_->start(f, p);
+  s_->attach([read = std::move(read), at = p.offset, end = p.offset + p.size](std::span<std::uint8_t> b) mutable {
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), end - at));
     if (n > 0) read(b.first(n), at);
     at += n;
     return n;
   });
-  s_->start(f, p);
 }
 
 std::size_t decompressor::read(std::span<std::uint8_t> out) {
   state& s = *s_;
+  if (s.read_whole(out)) return s.text;
   while (!out.empty() && !s.done) {
     if (!s.in_member) {
       s.next_member();

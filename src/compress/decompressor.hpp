@@ -40,8 +40,11 @@ class decompressor {
   // One part of a file, read in order through the random reader, input_buffer bytes at a time.
   void open(format f, const part& p, random_reader read);
 
-  // Up to out.size() bytes of text (at least 1 while any is left); 0 at the end. A part whose
-  // header or index recorded its text size must decompress to exactly that size.
+  // Up to out.size() bytes of text (at least 1 while any is left, out not empty); 0 at the end. A
+  // part whose header or index recorded its text size must decompress to exactly that size; given
+  // a buffer that holds all of it on the first read, gzip members decode at once (libdeflate).
+  // Errors name the compressed position where the decoder found the damage (a checksum that does
+  // not match is found at its member's end).
   std::size_t read(std::span<std::uint8_t> out);
 
   // The file offset of the next compressed byte to decode.

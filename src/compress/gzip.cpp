@@ -1,6 +1,7 @@
 // gzip: zlib streams members in and out; libdeflate compresses a part into one member whose header
 // records the member's size (the 'G8' extra subfield, which gunzip skips as RFC 1952 says), so that
-// gutf8's own output splits without inflating, as BGZF's 'BC' subfield lets BGZF files split.
+// gutf8's own output splits without inflating, as BGZF's 'BC' subfield lets BGZF files split. The
+// header carries its CRC (FHCRC): gunzip and the splitter both refuse a damaged size.
 #include <libdeflate.h>
 #include <zlib.h>
 
@@ -17,17 +18,23 @@ namespace gutf8::internal::compress {
 namespace {
 
 constexpr int gzip_window_bits = 16 + MAX_WBITS;  // zlib: a gzip wrapper, not a zlib one
+constexpr std::uint8_t flag_header_crc = 0x02;      // FLG.FHCRC
 constexpr std::uint8_t flag_extra = 0x04;           // FLG.FEXTRA
+constexpr std::uint8_t flag_name_comment = 0x18;    // FLG.FNAME, FLG.FCOMMENT
 constexpr std::uint8_t os_unix = 3;                 // what gzip writes on Linux
 // The 'G8' subfield: the member's size in bytes, then its text's size (both 32-bit little-endian).
 constexpr std::array<std::uint8_t, 2> g8_id{'G', '8'};
 constexpr std::size_t g8_length = 8;
 constexpr std::array<std::uint8_t, 2> bgzf_id{'B', 'C'};  // BGZF: the member's size less one (16 bits)
-constexpr std::size_t header_size = 10 + 2 + 4 + g8_length;  // fixed part, XLEN, subfield
+constexpr std::size_t header_size = 10 + 2 + 4 + g8_length + 2;  // fixed part, XLEN, subfield, CRC16
 constexpr std::size_t trailer_size = 8;                         // CRC-32, ISIZE
 
 void put_le32(std::uint8_t* p, std::uint64_t v) noexcept {
   for (int k = 0; k < 4; ++k) p[k] = static_cast<std::uint8_t>(v >> (8 * k));
+}
+// FHCRC: the low 16 bits of the CRC-32 of the header's bytes before it.
+std::uint32_t header_crc(std::span<const std::uint8_t> header) noexcept {
+  return libdeflate_crc32(0, header.data(), header.size()) & 0xFFFFu;
 }
 std::uint32_t le16(const std::uint8_t* p) noexcept { return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8; }
 
@@ -56,8 +63,28 @@ class gzip_decoder final : public frame_decoder {
   }
   void restart() override { inflateReset(&z_); }
 
+  // libdeflate decodes a whole member about 3x as fast as zlib streams it.
+  std::optional<std::size_t> decode_whole(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) override {
+    if (!whole_) whole_.reset(libdeflate_alloc_decompressor());
+    if (!whole_) return std::nullopt;
+    std::size_t produced = 0;
+    while (!in.empty()) {
+      std::size_t took = 0, gave = 0;
+      if (libdeflate_gzip_decompress_ex(whole_.get(), in.data(), in.size(), out.data() + produced, out.size() - produced,
+                                        &took, &gave) != LIBDEFLATE_SUCCESS)
+        return std::nullopt;
+      in = in.subspan(took);
+      produced += gave;
+    }
+    return produced;
+  }
+
  private:
+  struct free_decompressor {
+    void operator()(libdeflate_decompressor* d) const noexcept { libdeflate_free_decompressor(d); }
+  };
   z_stream z_{};
+  std::unique_ptr<libdeflate_decompressor, free_decompressor> whole_;
 };
 
 class gzip_encoder final : public frame_encoder {
@@ -111,11 +138,15 @@ class gzip_part_encoder final : public part_encoder {
 
  private:
   static void write_header(std::uint8_t* p, std::size_t member, std::size_t text) noexcept {
-    const std::array<std::uint8_t, 16> fixed{magic::gzip[0], magic::gzip[1], magic::gzip_deflate, flag_extra, 0, 0, 0, 0,
-                                             0, os_unix, 4 + g8_length, 0, g8_id[0], g8_id[1], g8_length, 0};
+    const std::array<std::uint8_t, 16> fixed{magic::gzip[0], magic::gzip[1], magic::gzip_deflate,
+                                             flag_extra | flag_header_crc, 0, 0, 0, 0, 0, os_unix, 4 + g8_length, 0,
+                                             g8_id[0], g8_id[1], g8_length, 0};
     std::memcpy(p, fixed.data(), fixed.size());  // MTIME 0 (as gzip -n), XFL 0, XLEN, subfield head
     put_le32(p + 16, member);
     put_le32(p + 20, text);
+    const std::uint32_t crc = header_crc({p, header_size - 2});
+    p[header_size - 2] = static_cast<std::uint8_t>(crc);
+    p[header_size - 1] = static_cast<std::uint8_t>(crc >> 8);
   }
   struct free_compressor {
     void operator()(libdeflate_compressor* c) const noexcept { libdeflate_free_compressor(c); }
@@ -146,13 +177,20 @@ std::optional<member_extent> gzip_member_extent(const random_reader& read, std::
   std::array<std::uint8_t, 12> fixed{};
   if (file_size < at + fixed.size() + trailer_size) return std::nullopt;
   read(fixed, at);
-  if (magic::gzip_member(fixed) != magic::verdict::yes || fixed[2] != magic::gzip_deflate || !(fixed[3] & flag_extra))
+  const std::uint8_t flags = fixed[3];
+  if (magic::gzip_member(fixed) != magic::verdict::yes || fixed[2] != magic::gzip_deflate || !(flags & flag_extra))
     return std::nullopt;
-  std::vector<std::uint8_t> extra(le16(fixed.data() + 10));
-  if (file_size < at + fixed.size() + extra.size() + trailer_size) return std::nullopt;
-  read(extra, at + fixed.size());
+  // The fixed part, the extra field and (with FHCRC, where no name or comment comes between) the CRC.
+  const bool crc = flags & flag_header_crc;
+  if (crc && (flags & flag_name_comment)) return std::nullopt;
+  std::vector<std::uint8_t> header(fixed.size() + le16(fixed.data() + 10) + (crc ? 2 : 0));
+  if (file_size < at + header.size() + trailer_size) return std::nullopt;
+  read(header, at);
+  const std::span<const std::uint8_t> extra = std::span(header).subspan(fixed.size(), header.size() - fixed.size() - (crc ? 2 : 0));
+  if (crc && header_crc(std::span(header).first(header.size() - 2)) != le16(header.data() + header.size() - 2))
+    return std::nullopt;  // a damaged header: decompressing says so
   std::optional<member_extent> e = sized_subfield(extra);
-  if (!e || e->size < fixed.size() + extra.size() + trailer_size || e->size > file_size - at) return std::nullopt;
+  if (!e || e->size < header.size() + trailer_size || e->size > file_size - at) return std::nullopt;
   if (!e->text_size) {  // BGZF: the trailer's ISIZE (a BGZF member holds at most 64 KiB of text)
     std::array<std::uint8_t, 4> isize{};
     read(isize, at + e->size - isize.size());
