@@ -32,7 +32,8 @@ namespace fs = std::filesystem;
 constexpr std::size_t part_bytes = 512 * 1024;
 constexpr std::size_t part_count = 32;
 constexpr std::size_t encode_parts = 4;  // xz and bzip2 compress at a few MB/s
-constexpr cz::format formats[] = {cz::format::gzip, cz::format::zstd, cz::format::xz, cz::format::bzip2, cz::format::lz4};
+constexpr cz::format formats[] = {cz::format::gzip, cz::format::zstd, cz::format::xz, cz::format::bzip2,
+                                  cz::format::lz4};
 
 // corpus/sample of the source tree, or GUTF8_CORPUS_DIR (a binary carried to another host).
 std::string sample() {
@@ -67,7 +68,8 @@ const std::string& text() {
 }
 
 std::span<const std::uint8_t> text_part(std::size_t k) {
-  return std::span(reinterpret_cast<const std::uint8_t*>(text().data()), text().size()).subspan(k * part_bytes, part_bytes);
+  return std::span(reinterpret_cast<const std::uint8_t*>(text().data()), text().size())
+      .subspan(k * part_bytes, part_bytes);
 }
 
 struct compressed {
@@ -94,8 +96,10 @@ const compressed& data(cz::format f) {
     std::ofstream(fs::path(dir) / ("stream" + suffix), std::ios::binary)
         .write(reinterpret_cast<const char*>(c.stream.data()), static_cast<std::streamsize>(c.stream.size()));
     std::ofstream parts(fs::path(dir) / ("parts" + suffix), std::ios::binary);
-    for (const auto& p : c.parts) parts.write(reinterpret_cast<const char*>(p.data()), static_cast<std::streamsize>(p.size()));
-    std::ofstream(fs::path(dir) / "text.txt", std::ios::binary).write(text().data(), static_cast<std::streamsize>(text().size()));
+    for (const auto& p : c.parts)
+      parts.write(reinterpret_cast<const char*>(p.data()), static_cast<std::streamsize>(p.size()));
+    std::ofstream(fs::path(dir) / "text.txt", std::ios::binary)
+        .write(text().data(), static_cast<std::streamsize>(text().size()));
   }
   return c;
 }
@@ -179,8 +183,10 @@ void zstd_one_shot_parts(benchmark::State& state) {
 const bool registered = [] {
   for (const cz::format f : formats) {
     const std::string name(cz::name(f));
-    benchmark::RegisterBenchmark(("decode_parts/" + name).c_str(), decode_parts, f, part_bytes)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("decode_parts_64k/" + name).c_str(), decode_parts, f, 65536)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("decode_parts/" + name).c_str(), decode_parts, f, part_bytes)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("decode_parts_64k/" + name).c_str(), decode_parts, f, 65536)
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("decode_stream/" + name).c_str(), decode_stream, f)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("encode_parts/" + name).c_str(), encode, f)->Unit(benchmark::kMillisecond);
   }

@@ -46,7 +46,8 @@ class bzip2_decoder final : public frame_decoder {
  private:
   void init() {
     s_ = bz_stream{};
-    if (BZ2_bzDecompressInit(&s_, 0, 0) != BZ_OK) throw error(errc::out_of_memory, "libbz2: BZ2_bzDecompressInit failed");
+    if (BZ2_bzDecompressInit(&s_, 0, 0) != BZ_OK)
+      throw error(errc::out_of_memory, "libbz2: BZ2_bzDecompressInit failed");
   }
   bz_stream s_{};
 };
@@ -88,7 +89,8 @@ class bzip2_part_encoder final : public part_encoder {
     const int rc = BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(out.data()), &size,
                                             reinterpret_cast<char*>(const_cast<std::uint8_t*>(text.data())),
                                             static_cast<unsigned>(text.size()), level_, 0, 0);
-    if (rc != BZ_OK) throw error(errc::io_failure, "libbz2: BZ2_bzBuffToBuffCompress failed (" + std::to_string(rc) + ")");
+    if (rc != BZ_OK)
+      throw error(errc::io_failure, "libbz2: BZ2_bzBuffToBuffCompress failed (" + std::to_string(rc) + ")");
     return size;
   }
 

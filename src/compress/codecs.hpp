@@ -29,8 +29,7 @@ class frame_decoder {
   // Decodes from in into out (never empty). last: no input follows in. at: the compressed offset of
   // in[0], which a corrupt-data error names. At the end, consumed stops at the member's last byte.
   // No progress with input left means the decoder needs more of it.
-  virtual step decode(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, bool last,
-                      std::uint64_t at) = 0;
+  virtual step decode(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, bool last, std::uint64_t at) = 0;
   // Ready for the next member.
   virtual void restart() = 0;
   // Whole members at once, when in holds exactly members and out all their text: the text size,
@@ -71,8 +70,9 @@ std::unique_ptr<frame_decoder> make_zstd_decoder();
 std::unique_ptr<frame_decoder> make_xz_decoder();
 std::unique_ptr<frame_decoder> make_bzip2_decoder();
 std::unique_ptr<frame_decoder> make_lz4_decoder();
-// Blocks of one xz stream, one after another, with the stream's check type (lzma_check).
-std::unique_ptr<frame_decoder> make_xz_block_decoder(std::uint32_t check);
+// One block of an xz stream, with the stream's check type (lzma_check) and, where known, the text
+// size the index records (liblzma then holds the block to it).
+std::unique_ptr<frame_decoder> make_xz_block_decoder(std::uint32_t check, std::optional<std::uint64_t> text_size);
 std::unique_ptr<frame_encoder> make_gzip_encoder(int level);
 std::unique_ptr<frame_encoder> make_zstd_encoder(int level);
 std::unique_ptr<frame_encoder> make_xz_encoder(int level);

@@ -15,7 +15,9 @@ enum class next_is { member, skippable, garbage, cut_short };
 
 next_is classify(format f, std::span<const std::uint8_t> head) {
   using magic::verdict;
-  const auto by = [](verdict v) { return v == verdict::yes ? next_is::member : v == verdict::partial ? next_is::cut_short : next_is::garbage; };
+  const auto by = [](verdict v) {
+    return v == verdict::yes ? next_is::member : v == verdict::partial ? next_is::cut_short : next_is::garbage;
+  };
   if (f == format::zstd || f == format::lz4) {
     const verdict skip = magic::skippable_frame(head);
     if (skip == verdict::yes) return head.size() >= magic::skippable_header ? next_is::skippable : next_is::cut_short;
@@ -33,36 +35,36 @@ next_is classify(format f, std::span<const std::uint8_t> head) {
 struct decompressor::state {
   format f = format::none;
   layout holds = layout::members;
-  std::uint32_t xz_check = 0;
   std::unique_ptr<frame_decoder> dec;
-  byte_source src;                 // empty when the input is in memory
-  std::vector<std::uint8_t> buf;   // the input buffer (byte_source only)
+  byte_source src;                       // empty when the input is in memory
+  std::vector<std::uint8_t> buf;         // the input buffer (byte_source only)
   std::span<const std::uint8_t> window;  // input not consumed yet
-  bool eof = false;                // no input after window
+  bool eof = false;                      // no input after window
   bool last = true;
-  std::uint64_t pos = 0;           // the file offset of window[0]
+  std::uint64_t pos = 0;  // the file offset of window[0]
   std::uint64_t text = 0;
   std::optional<std::uint64_t> expect_text;
   std::optional<std::uint64_t> ignored;
-  std::uint64_t members = 0;       // members (and skippable frames) passed so far
-  std::uint64_t decoded = 0;       // members decoded (not skippable)
+  std::uint64_t members = 0;  // members (and skippable frames) passed so far
+  std::uint64_t decoded = 0;  // members decoded (not skippable)
   bool in_member = false;
   bool done = false;
-  bool fresh = true;               // nothing decoded since open()
+  bool fresh = true;  // nothing decoded since open()
 
   void start(format fmt, const part& p) {
-    const bool same = dec && f == fmt && holds == p.holds && xz_check == p.xz_check;
+    const bool same = dec && f == fmt && holds == layout::members && p.holds == layout::members;
     f = fmt;
     holds = p.holds;
-    xz_check = p.xz_check;
-    if (same) dec->restart();
-    else dec = holds == layout::xz_blocks ? make_xz_block_decoder(xz_check) : make_decoder(f);
+    if (same)
+      dec->restart();
+    else
+      dec = holds == layout::xz_block ? make_xz_block_decoder(p.xz_check, p.text_size) : make_decoder(f);
     last = p.last;
     pos = p.offset;
     text = 0;
     expect_text = p.text_size;
     ignored.reset();
-    members = decoded = p.first ? 0 : 1;
+    members = decoded = p.first || holds == layout::xz_block ? 0 : 1;
     in_member = done = false;
     fresh = true;
   }
@@ -123,7 +125,9 @@ void decompressor::state::next_member() {
     done = true;
     return;
   }
-  const next_is what = holds == layout::xz_blocks || (f == format::xz && members == 0) ? next_is::member : classify(f, head);
+  if (holds == layout::xz_block && decoded > 0) throw_corrupt(f, pos, "the block ends before the index says");
+  const next_is what =
+      holds == layout::xz_block || (f == format::xz && members == 0) ? next_is::member : classify(f, head);
   if (what == next_is::member) {
     in_member = true;
     return;
@@ -134,7 +138,8 @@ void decompressor::state::next_member() {
     throw_corrupt(f, pos, "a part ends inside a header");
   }
   const format other = f == format::zstd ? format::lz4 : format::zstd;
-  if ((f == format::zstd || f == format::lz4) && decoded == 0 && classify(other, head) == next_is::member) {
+  if ((f == format::zstd || f == format::lz4) && members > 0 && decoded == 0 &&
+      classify(other, head) == next_is::member) {
     f = other;  // the skippable frames before it were the other format's
     dec = make_decoder(f);
     in_member = true;

@@ -60,21 +60,20 @@ random_reader pread_reader(int fd) {
       const ssize_t n = ::pread(fd, buffer.data() + done, buffer.size() - done, static_cast<off_t>(at + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) throw system_call_failure(errno, "pread at byte " + std::to_string(at + done));
-      if (n == 0)
-        throw error(errc::io_failure, "file ends at byte " + std::to_string(at + done) + " (it shrank)");
+      if (n == 0) throw error(errc::io_failure, "file ends at byte " + std::to_string(at + done) + " (it shrank)");
       done += static_cast<std::size_t>(n);
     }
   };
 }
 
 void throw_corrupt(format f, std::uint64_t at, std::string_view why) {
-  throw error(errc::io_failure, "corrupt " + std::string(name(f)) + " data at compressed byte " +
-                                    std::to_string(at) + ": " + std::string(why));
+  throw error(errc::io_failure, "corrupt " + std::string(name(f)) + " data at compressed byte " + std::to_string(at) +
+                                    ": " + std::string(why));
 }
 
 void throw_truncated(format f, std::uint64_t at) {
-  throw error(errc::io_failure, "truncated " + std::string(name(f)) + " stream: input ends at compressed byte " +
-                                    std::to_string(at));
+  throw error(errc::io_failure,
+              "truncated " + std::string(name(f)) + " stream: input ends at compressed byte " + std::to_string(at));
 }
 
 }  // namespace gutf8::internal::compress

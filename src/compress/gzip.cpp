@@ -18,16 +18,16 @@ namespace gutf8::internal::compress {
 namespace {
 
 constexpr int gzip_window_bits = 16 + MAX_WBITS;  // zlib: a gzip wrapper, not a zlib one
-constexpr std::uint8_t flag_header_crc = 0x02;      // FLG.FHCRC
-constexpr std::uint8_t flag_extra = 0x04;           // FLG.FEXTRA
-constexpr std::uint8_t flag_name_comment = 0x18;    // FLG.FNAME, FLG.FCOMMENT
-constexpr std::uint8_t os_unix = 3;                 // what gzip writes on Linux
+constexpr std::uint8_t flag_header_crc = 0x02;    // FLG.FHCRC
+constexpr std::uint8_t flag_extra = 0x04;         // FLG.FEXTRA
+constexpr std::uint8_t flag_name_comment = 0x18;  // FLG.FNAME, FLG.FCOMMENT
+constexpr std::uint8_t os_unix = 3;               // what gzip writes on Linux
 // The 'G8' subfield: the member's size in bytes, then its text's size (both 32-bit little-endian).
 constexpr std::array<std::uint8_t, 2> g8_id{'G', '8'};
 constexpr std::size_t g8_length = 8;
-constexpr std::array<std::uint8_t, 2> bgzf_id{'B', 'C'};  // BGZF: the member's size less one (16 bits)
+constexpr std::array<std::uint8_t, 2> bgzf_id{'B', 'C'};         // BGZF: the member's size less one (16 bits)
 constexpr std::size_t header_size = 10 + 2 + 4 + g8_length + 2;  // fixed part, XLEN, subfield, CRC16
-constexpr std::size_t trailer_size = 8;                         // CRC-32, ISIZE
+constexpr std::size_t trailer_size = 8;                          // CRC-32, ISIZE
 
 void put_le32(std::uint8_t* p, std::uint64_t v) noexcept {
   for (int k = 0; k < 4; ++k) p[k] = static_cast<std::uint8_t>(v >> (8 * k));
@@ -66,12 +66,12 @@ class gzip_decoder final : public frame_decoder {
   // libdeflate decodes a whole member about 3x as fast as zlib streams it.
   std::optional<std::size_t> decode_whole(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) override {
     if (!whole_) whole_.reset(libdeflate_alloc_decompressor());
-    if (!whole_) return std::nullopt;
+    if (!whole_ || in.empty()) return std::nullopt;  // no member at all: the streaming path says so
     std::size_t produced = 0;
     while (!in.empty()) {
       std::size_t took = 0, gave = 0;
-      if (libdeflate_gzip_decompress_ex(whole_.get(), in.data(), in.size(), out.data() + produced, out.size() - produced,
-                                        &took, &gave) != LIBDEFLATE_SUCCESS)
+      if (libdeflate_gzip_decompress_ex(whole_.get(), in.data(), in.size(), out.data() + produced,
+                                        out.size() - produced, &took, &gave) != LIBDEFLATE_SUCCESS)
         return std::nullopt;
       in = in.subspan(took);
       produced += gave;
@@ -125,8 +125,8 @@ class gzip_part_encoder final : public part_encoder {
     const std::size_t size = bound(text.size());
     if (size > 0xFFFFFFFFu) throw error(errc::invalid_argument, "a gzip part must compress to less than 4 GiB");
     if (out.size() < size) throw error(errc::output_too_small, "gzip part: output below bound()");
-    const std::size_t deflated = libdeflate_deflate_compress(c_.get(), text.data(), text.size(), out.data() + header_size,
-                                                             out.size() - header_size - trailer_size);
+    const std::size_t deflated = libdeflate_deflate_compress(
+        c_.get(), text.data(), text.size(), out.data() + header_size, out.size() - header_size - trailer_size);
     if (deflated == 0) throw error(errc::io_failure, "libdeflate: deflate failed");
     const std::size_t member = header_size + deflated + trailer_size;
     write_header(out.data(), member, text.size());
@@ -138,9 +138,22 @@ class gzip_part_encoder final : public part_encoder {
 
  private:
   static void write_header(std::uint8_t* p, std::size_t member, std::size_t text) noexcept {
-    const std::array<std::uint8_t, 16> fixed{magic::gzip[0], magic::gzip[1], magic::gzip_deflate,
-                                             flag_extra | flag_header_crc, 0, 0, 0, 0, 0, os_unix, 4 + g8_length, 0,
-                                             g8_id[0], g8_id[1], g8_length, 0};
+    const std::array<std::uint8_t, 16> fixed{magic::gzip[0],
+                                             magic::gzip[1],
+                                             magic::gzip_deflate,
+                                             flag_extra | flag_header_crc,
+                                             0,
+                                             0,
+                                             0,
+                                             0,
+                                             0,
+                                             os_unix,
+                                             4 + g8_length,
+                                             0,
+                                             g8_id[0],
+                                             g8_id[1],
+                                             g8_length,
+                                             0};
     std::memcpy(p, fixed.data(), fixed.size());  // MTIME 0 (as gzip -n), XFL 0, XLEN, subfield head
     put_le32(p + 16, member);
     put_le32(p + 20, text);
@@ -186,7 +199,8 @@ std::optional<member_extent> gzip_member_extent(const random_reader& read, std::
   std::vector<std::uint8_t> header(fixed.size() + le16(fixed.data() + 10) + (crc ? 2 : 0));
   if (file_size < at + header.size() + trailer_size) return std::nullopt;
   read(header, at);
-  const std::span<const std::uint8_t> extra = std::span(header).subspan(fixed.size(), header.size() - fixed.size() - (crc ? 2 : 0));
+  const std::span<const std::uint8_t> extra =
+      std::span(header).subspan(fixed.size(), header.size() - fixed.size() - (crc ? 2 : 0));
   if (crc && header_crc(std::span(header).first(header.size() - 2)) != le16(header.data() + header.size() - 2))
     return std::nullopt;  // a damaged header: decompressing says so
   std::optional<member_extent> e = sized_subfield(extra);

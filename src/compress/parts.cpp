@@ -19,10 +19,14 @@ struct splitter::state {
 
   std::optional<member_extent> extent(std::uint64_t offset) const {
     switch (f) {
-      case format::gzip: return gzip_member_extent(read, offset, file_size);
-      case format::zstd: return zstd_frame_extent(read, offset, file_size);
-      case format::lz4: return lz4_frame_extent(read, offset, file_size);
-      default: return std::nullopt;  // bzip2 streams record no size; xz goes by its index
+      case format::gzip:
+        return gzip_member_extent(read, offset, file_size);
+      case format::zstd:
+        return zstd_frame_extent(read, offset, file_size);
+      case format::lz4:
+        return lz4_frame_extent(read, offset, file_size);
+      default:
+        return std::nullopt;  // bzip2 streams record no size; xz goes by its index
     }
   }
 
@@ -47,23 +51,15 @@ struct splitter::state {
       text_known = text_known && e->text_size.has_value();
     }
     p.last = at == file_size;
-    if (!text_known) p.text_size.reset();
+    if (!text_known || p.size == 0) p.text_size.reset();  // an empty file holds no member to say it
     return p;
   }
 
-  // Consecutive blocks of one stream up to about target bytes.
-  std::optional<part> next_xz_blocks() {
-    const std::vector<xz_block>& blocks = *xz;
-    if (next_block == blocks.size()) return std::nullopt;
-    const xz_block& b = blocks[next_block++];
-    part p{b.offset, b.size, b.text_size, layout::xz_blocks, b.check, false, false};
-    for (; next_block < blocks.size() && p.size < target; ++next_block) {
-      const xz_block& n = blocks[next_block];
-      if (n.stream != b.stream || n.offset != p.offset + p.size) break;
-      p.size += n.size;
-      *p.text_size += n.text_size;
-    }
-    return p;
+  // One block: liblzma holds it to the sizes the index records.
+  std::optional<part> next_xz_block() {
+    if (next_block == xz->size()) return std::nullopt;
+    const xz_block& b = (*xz)[next_block++];
+    return part{b.offset, b.size, b.text_size, layout::xz_block, b.check, false, false};
   }
 };
 
@@ -84,7 +80,7 @@ std::optional<part> splitter::next() {
       return part{0, s.file_size, std::nullopt, layout::members, 0, true, true};
     }
   }
-  return s.xz ? s.next_xz_blocks() : s.next_members();
+  return s.xz ? s.next_xz_block() : s.next_members();
 }
 
 std::vector<part> split(format f, const random_reader& read, std::uint64_t file_size, std::uint64_t target) {

@@ -34,10 +34,14 @@ struct stream {
 
 const char* reason(lzma_ret rc) noexcept {
   switch (rc) {
-    case LZMA_FORMAT_ERROR: return "not in the xz format";
-    case LZMA_OPTIONS_ERROR: return "unsupported options";
-    case LZMA_DATA_ERROR: return "compressed data is corrupt";
-    default: return "liblzma error";
+    case LZMA_FORMAT_ERROR:
+      return "not in the xz format";
+    case LZMA_OPTIONS_ERROR:
+      return "unsupported options";
+    case LZMA_DATA_ERROR:
+      return "compressed data is corrupt";
+    default:
+      return "liblzma error";
   }
 }
 
@@ -72,7 +76,8 @@ class xz_decoder final : public frame_decoder {
 
 class xz_block_decoder final : public frame_decoder {
  public:
-  explicit xz_block_decoder(std::uint32_t check) : check_(check) {}
+  xz_block_decoder(std::uint32_t check, std::optional<std::uint64_t> text_size)
+      : check_(check), text_size_(text_size.value_or(LZMA_VLI_UNKNOWN)) {}
   step decode(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, bool, std::uint64_t at) override {
     step s;
     if (!in_block_) {
@@ -118,15 +123,19 @@ class xz_block_decoder final : public frame_decoder {
     block_.filters = filters.data();
     lzma_ret rc = lzma_block_header_decode(&block_, nullptr, header_.data());
     if (rc == LZMA_OK) {
-      rc = lzma_block_decoder(&z_.s, &block_);  // keeps &block_ (it records the sizes there)
+      if (block_.uncompressed_size == LZMA_VLI_UNKNOWN) block_.uncompressed_size = text_size_;
+      const std::uint64_t need = lzma_raw_decoder_memusage(filters.data());                 // what xz -d's limit checks
+      rc = need > memory_limit ? LZMA_MEMLIMIT_ERROR : lzma_block_decoder(&z_.s, &block_);  // keeps &block_
       lzma_filters_free(filters.data(), nullptr);
     }
-    if (rc == LZMA_MEM_ERROR) throw error(errc::out_of_memory, "liblzma: out of memory");
-    if (rc != LZMA_OK) throw_corrupt(format::xz, at, reason(rc == LZMA_PROG_ERROR ? LZMA_DATA_ERROR : rc));
+    if (rc == LZMA_OK && text_size_ != LZMA_VLI_UNKNOWN && block_.uncompressed_size != text_size_) rc = LZMA_DATA_ERROR;
+    if (rc == LZMA_PROG_ERROR) rc = LZMA_DATA_ERROR;
+    if (rc != LZMA_OK) check_decode(rc, at);
     in_block_ = true;
   }
 
   std::uint32_t check_;
+  lzma_vli text_size_;
   std::vector<std::uint8_t> header_;
   bool in_block_ = false;
   lzma_block block_{};
@@ -204,8 +213,8 @@ std::unique_ptr<lzma_index, free_index> read_index(const random_reader& read, st
 }  // namespace
 
 std::unique_ptr<frame_decoder> make_xz_decoder() { return std::make_unique<xz_decoder>(); }
-std::unique_ptr<frame_decoder> make_xz_block_decoder(std::uint32_t check) {
-  return std::make_unique<xz_block_decoder>(check);
+std::unique_ptr<frame_decoder> make_xz_block_decoder(std::uint32_t check, std::optional<std::uint64_t> text_size) {
+  return std::make_unique<xz_block_decoder>(check, text_size);
 }
 std::unique_ptr<frame_encoder> make_xz_encoder(int level) { return std::make_unique<xz_encoder>(level); }
 std::unique_ptr<part_encoder> make_xz_part_encoder(int level) { return std::make_unique<xz_part_encoder>(level); }

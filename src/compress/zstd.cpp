@@ -24,7 +24,8 @@ using dctx_ptr = std::unique_ptr<ZSTD_DCtx, free_dctx>;
 using cctx_ptr = std::unique_ptr<ZSTD_CCtx, free_cctx>;
 
 void check_setting(std::size_t rc, const char* what) {
-  if (ZSTD_isError(rc)) throw error(errc::invalid_argument, std::string("zstd: ") + what + ": " + ZSTD_getErrorName(rc));
+  if (ZSTD_isError(rc))
+    throw error(errc::invalid_argument, std::string("zstd: ") + what + ": " + ZSTD_getErrorName(rc));
 }
 
 // A compression context with the zstd tool's settings: the level and a content checksum.

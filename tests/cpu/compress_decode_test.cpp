@@ -31,8 +31,8 @@ class CompressDecode : public testing::TestWithParam<format> {
 };
 
 TEST_P(CompressDecode, OneMember) {
-  for (const std::string& in : {std::string(), std::string("\xE8\xAA\x9E"), text(1, 1), text(300001, 2),
-                                random_bytes(100003, 3)}) {
+  for (const std::string& in :
+       {std::string(), std::string("\xE8\xAA\x9E"), text(1, 1), text(300001, 2), random_bytes(100003, 3)}) {
     SCOPED_TRACE(testing::Message() << in.size() << " bytes");
     expect_decodes(tool_compress(GetParam(), in), in);
   }
@@ -74,8 +74,15 @@ class CompressTrailing : public testing::TestWithParam<format> {};
 TEST_P(CompressTrailing, AsTheToolDoes) {
   const format f = GetParam();
   const std::string in = text(30011, 9), c = tool_compress(f, in);
-  const std::string tails[] = {std::string(4, '\0'), std::string(5, '\0'), "garbage!", std::string("\0\0\0\0\0abc", 8),
-                               std::string("\x1f", 1), "B", "BZ", "BZh9x", std::string("\x28\xb5", 2)};
+  const std::string tails[] = {std::string(4, '\0'),
+                               std::string(5, '\0'),
+                               "garbage!",
+                               std::string("\0\0\0\0\0abc", 8),
+                               std::string("\x1f", 1),
+                               "B",
+                               "BZ",
+                               "BZh9x",
+                               std::string("\x28\xb5", 2)};
   for (const std::string& tail : tails) {
     SCOPED_TRACE(testing::Message() << "tail of " << tail.size() << " bytes: " << testing::PrintToString(tail));
     const tool_verdict oracle = tool_decompress(f, c + tail);
@@ -97,7 +104,8 @@ TEST(CompressTrailing, IgnoredGarbageIsReportedWhereTheToolWarns) {
   const std::string in = text(1001, 10);
   for (const format f : {format::gzip, format::bzip2}) {
     const std::string c = tool_compress(f, in);
-    for (const auto& [tail, warned] : {std::pair{std::string(9, '\0'), f == format::bzip2}, {std::string("junk"), true}}) {
+    for (const auto& [tail, warned] :
+         {std::pair{std::string(9, '\0'), f == format::bzip2}, {std::string("junk"), true}}) {
       cz::decompressor d;
       d.open(f, chunked(c + tail, 3));
       EXPECT_EQ(drain(d, 4093), in);
@@ -141,8 +149,8 @@ TEST(CompressSkippable, AFileThatStartsWithThemIsTheFormatOfItsFirstFrame) {
 
 TEST(CompressXz, StreamPaddingAndConcatenatedStreams) {
   const std::string a = text(10007, 14), b = text(333, 15);
-  const std::string c = tool_compress(format::xz, a) + std::string(8, '\0') + tool_compress(format::xz, b) +
-                        std::string(4, '\0');
+  const std::string c =
+      tool_compress(format::xz, a) + std::string(8, '\0') + tool_compress(format::xz, b) + std::string(4, '\0');
   ASSERT_TRUE(tool_decompress(format::xz, c).ok);
   for (const auto& [in, out] : chunkings) EXPECT_EQ(decompress(format::xz, c, in, out), a + b);
   EXPECT_THROW(decompress(format::xz, c + std::string(3, '\0'), 7, 7), gutf8::error) << "padding of 4k bytes only";

@@ -14,9 +14,11 @@ using cz::format;
 
 std::string compress_stream(format f, const std::string& in, std::size_t chunk, int level) {
   std::string out;
-  cz::compressor c(f, [&](std::span<const std::uint8_t> b) { out.append(reinterpret_cast<const char*>(b.data()), b.size()); },
-                   level);
-  for (std::size_t at = 0; at < in.size(); at += chunk) c.write(ubytes(in).subspan(at, std::min(chunk, in.size() - at)));
+  cz::compressor c(
+      f, [&](std::span<const std::uint8_t> b) { out.append(reinterpret_cast<const char*>(b.data()), b.size()); },
+      level);
+  for (std::size_t at = 0; at < in.size(); at += chunk)
+    c.write(ubytes(in).subspan(at, std::min(chunk, in.size() - at)));
   c.finish();
   c.finish();  // a second finish writes nothing
   return out;
@@ -100,7 +102,8 @@ TEST(CompressEncodeErrors, BadLevelsAndWritesAfterFinish) {
 }
 
 TEST(CompressEncodeErrors, ASinkThatFailsFailsTheWrite) {
-  cz::compressor c(format::gzip, [](std::span<const std::uint8_t>) { throw gutf8::error(gutf8::errc::io_failure, "disk full"); });
+  cz::compressor c(format::gzip,
+                   [](std::span<const std::uint8_t>) { throw gutf8::error(gutf8::errc::io_failure, "disk full"); });
   const std::string in = random_bytes(1 << 20, 10);
   EXPECT_THROW(
       {

@@ -14,7 +14,7 @@ namespace {
 using namespace gutf8::test::compress;
 using cz::format;
 
-constexpr char character[] = "\xE8\xAA\x9E";  // U+8A9E
+constexpr char character[] = "\xE8\xAA\x9E";           // U+8A9E
 constexpr std::uint64_t run_bytes = 3ull * 357913941;  // 1 GiB less one byte, whole characters
 constexpr std::int64_t memory_bound_kib = 64 * 1024;
 

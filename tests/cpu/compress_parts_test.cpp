@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
-
 #include <zlib.h>
 
 #include <atomic>
@@ -43,7 +42,8 @@ cz::random_reader memory_reader(const std::string& bytes) {
 // The file's parts decompressed on 3 threads in a shuffled order, each read through pread or from
 // memory, in pieces or into one buffer of its text size, then joined in order; checks each part's
 // recorded text size.
-std::string decompress_parts(format f, const std::string& file, const std::vector<cz::part>& parts, std::size_t out_chunk) {
+std::string decompress_parts(format f, const std::string& file, const std::vector<cz::part>& parts,
+                             std::size_t out_chunk) {
   temp_dir d;
   write_file(d.file("c"), file);
   const int fd = ::open(d.file("c").c_str(), O_RDONLY);
@@ -62,8 +62,10 @@ std::string decompress_parts(format f, const std::string& file, const std::vecto
         const cz::part& p = parts[order[i]];
         // Read through pread, or from memory in out_chunk pieces, or (from memory) all at once.
         const std::size_t way = order[i] % 3;
-        if (way == 0) dec.open(f, p, cz::pread_reader(fd));
-        else dec.open(f, p, ubytes(file).subspan(p.offset, p.size));
+        if (way == 0)
+          dec.open(f, p, cz::pread_reader(fd));
+        else
+          dec.open(f, p, ubytes(file).subspan(p.offset, p.size));
         texts[order[i]] = drain(dec, way == 2 ? std::max<std::size_t>(p.text_size.value_or(0), 1) : out_chunk);
         if (p.text_size && *p.text_size != texts[order[i]].size()) ++failures;
       }
@@ -112,7 +114,7 @@ TEST_P(CompressParts, OurPartsSplitBackAndDecompressInAnyOrder) {
     } else if (target == 1) {
       EXPECT_EQ(parts.size(), 9u) << "one part a member";
     } else if (target == 1ull << 30) {
-      EXPECT_EQ(parts.size(), f == format::xz ? 9u : 1u) << "xz parts hold blocks of one stream";
+      EXPECT_EQ(parts.size(), f == format::xz ? 9u : 1u) << "an xz part is one block";
     }
     for (const cz::part& p : parts) EXPECT_EQ(p.text_size.has_value(), f != format::bzip2);
     if (f != format::xz) expect_tiling(parts, file.size());
@@ -137,8 +139,10 @@ TEST_P(CompressParts, TheToolsOwnFiles) {
   if (f == format::zstd) extra = "--no-check";
   const std::string file = tool_compress(f, in, extra);
   const std::vector<cz::part> parts = cz::split(f, memory_reader(file), file.size(), 30000);
-  if (f == format::xz) EXPECT_GE(parts.size(), 3u) << "blocks of 60000 bytes of text, about 30000 compressed";
-  else EXPECT_EQ(parts.size(), 1u);
+  if (f == format::xz)
+    EXPECT_GE(parts.size(), 3u) << "blocks of 60000 bytes of text, about 30000 compressed";
+  else
+    EXPECT_EQ(parts.size(), 1u);
   EXPECT_EQ(decompress_parts(f, file, parts, 4093), in);
 }
 
@@ -198,8 +202,10 @@ TEST(CompressPartsGzip, LyingSizesAreCorruptData) {
   const std::string in = text(60013, 39);
   const std::string good = compress_parts(format::gzip, pieces(in, 3));
   const std::uint32_t first = static_cast<std::uint8_t>(good[16]) | static_cast<std::uint8_t>(good[17]) << 8 |
-                              static_cast<std::uint8_t>(good[18]) << 16 | static_cast<std::uint32_t>(static_cast<std::uint8_t>(good[19])) << 24;
-  for (const auto& [field, value] : {std::pair{16, first - 1}, {16, first + 1}, {16, first + 9}, {20, 3u}, {20, 30000u}}) {
+                              static_cast<std::uint8_t>(good[18]) << 16 |
+                              static_cast<std::uint32_t>(static_cast<std::uint8_t>(good[19])) << 24;
+  for (const auto& [field, value] :
+       {std::pair{16, first - 1}, {16, first + 1}, {16, first + 9}, {20, 3u}, {20, 30000u}}) {
     SCOPED_TRACE(testing::Message() << "field " << field << " = " << value);
     std::string bad = good;
     put_le32(bad, static_cast<std::size_t>(field), value);
@@ -268,12 +274,12 @@ TEST(CompressPartsZstd, SkippableFramesFoldIntoParts) {
   }
 }
 
-TEST(CompressPartsXz, AMiddlePartOfBlocksIsCheckedAgainstTheIndex) {
+TEST(CompressPartsXz, ABlockIsHeldToTheIndexSizes) {
   const std::string in = text(300007, 43);
   const std::string file = tool_compress(format::xz, in, "--block-size=50000");
   const std::vector<cz::part> parts = cz::split(format::xz, memory_reader(file), file.size(), 1);
   ASSERT_GE(parts.size(), 6u);
-  for (const cz::part& p : parts) EXPECT_EQ(p.holds, layout::xz_blocks);
+  for (const cz::part& p : parts) EXPECT_EQ(p.holds, layout::xz_block);
   cz::part wrong = parts[2];
   *wrong.text_size += 1;
   cz::decompressor d;
@@ -283,6 +289,11 @@ TEST(CompressPartsXz, AMiddlePartOfBlocksIsCheckedAgainstTheIndex) {
   short_part.size -= 1;
   d.open(format::xz, short_part, ubytes(file).subspan(short_part.offset, short_part.size));
   EXPECT_THROW(drain(d, 4093), gutf8::error);
+  cz::part two_blocks = parts[2];
+  two_blocks.size += parts[3].size;
+  *two_blocks.text_size += *parts[3].text_size;
+  d.open(format::xz, two_blocks, ubytes(file).subspan(two_blocks.offset, two_blocks.size));
+  EXPECT_THROW(drain(d, 4093), gutf8::error) << "a part is one block";
 }
 
 TEST(CompressPartsXz, ACorruptIndexFallsBackToOnePart) {

@@ -117,7 +117,8 @@ inline const std::string& corpus() {
   static const std::string all = [] {
     std::string s;
     std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(fs::path(GUTF8_SOURCE_DIR) / "corpus" / "sample")) files.push_back(e.path());
+    for (const auto& e : fs::directory_iterator(fs::path(GUTF8_SOURCE_DIR) / "corpus" / "sample"))
+      files.push_back(e.path());
     std::sort(files.begin(), files.end());
     for (const auto& p : files) s += read_file(p);
     return s;
@@ -178,14 +179,15 @@ inline std::string drain(cz::decompressor& d, std::size_t out_chunk) {
 }
 
 // The compressed bytes decompressed in order, fed in_chunk bytes at a time, read out_chunk at a time.
-inline std::string decompress(cz::format f, const std::string& compressed, std::size_t in_chunk, std::size_t out_chunk) {
+inline std::string decompress(cz::format f, const std::string& compressed, std::size_t in_chunk,
+                              std::size_t out_chunk) {
   cz::decompressor d;
   d.open(f, chunked(compressed, in_chunk));
   return drain(d, out_chunk);
 }
 
 // The (input, output) chunk sizes every decoding runs with: tiny, odd, around a page, past 64 KiB.
-inline constexpr std::pair<std::size_t, std::size_t> chunkings[] = {{1, 65537}, {7, 4093}, {4093, 7}, {65537, 1},
-                                                                    {65537, 65537}};
+inline constexpr std::pair<std::size_t, std::size_t> chunkings[] = {
+    {1, 65537}, {7, 4093}, {4093, 7}, {65537, 1}, {65537, 65537}};
 
 }  // namespace gutf8::test::compress
