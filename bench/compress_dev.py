@@ -53,18 +53,19 @@ def main():
         text = os.path.join(dump, "text.txt")
         size = os.path.getsize(text)
         print("| format | ratio (parts) | gutf8 parts, whole | gutf8 parts, 64 KiB reads | tool -d, parts file "
-              "| ratio (stream) | gutf8 stream | tool -d, stream file | gutf8 compress parts | tool -c |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| ratio (stream) | gutf8 stream | tool -d, stream file | gutf8 compress parts | gutf8 compress stream | tool -c |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, suffix in FORMATS:
             parts, ratio = rates[f"decode_parts/{name}"]
             parts64, _ = rates[f"decode_parts_64k/{name}"]
             stream, stream_ratio = rates[f"decode_stream/{name}"]
             encode, _ = rates[f"encode_parts/{name}"]
+            encode_stream, _ = rates[f"encode_stream/{name}"]
             tool_parts = tool_rate([name, "-d", "-c"], os.path.join(dump, "parts" + suffix), size, args.repeats)
             tool_stream = tool_rate([name, "-d", "-c"], os.path.join(dump, "stream" + suffix), size, args.repeats)
             tool_c = tool_rate([name, "-c"], text, size, max(1, args.repeats // 2 if name in ("xz", "bzip2") else args.repeats))
             print(f"| {name} | {ratio:.2f} | {parts:.0f} | {parts64:.0f} | {tool_parts:.0f} | {stream_ratio:.1f} "
-                  f"| {stream:.0f} | {tool_stream:.0f} | {encode:.1f} | {tool_c:.1f} |")
+                  f"| {stream:.0f} | {tool_stream:.0f} | {encode:.1f} | {encode_stream:.1f} | {tool_c:.1f} |")
         for peer in ("peer_libdeflate_gzip_parts", "peer_zstd_one_shot_parts"):
             print(f"\n{peer}: {rates[peer][0]:.0f} MB/s", end="")
         print()

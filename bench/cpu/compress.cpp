@@ -1,6 +1,6 @@
 // Compressed input on one core: each format's decompressor over 512 KiB parts (independent frames or
-// members, as the engine decodes them in parallel) and over one stream of all the text, and each
-// part compressor; beside them, on the same parts, libdeflate's whole-member gzip decoder and
+// members, as the engine decodes them in parallel) and over one stream of all the text, each part
+// compressor and the streaming compressor; beside them, on the same parts, libdeflate's whole-member gzip decoder and
 // libzstd's one-shot decoder (what a fast path for parts of known size would use).
 // Input: corpus/sample/*.txt concatenated (590 KB), cut into 512 KiB parts at cyclic offsets, so
 // that no part repeats itself (a 512 KiB part compresses as real text would); 16 MiB in all. The
@@ -155,6 +155,19 @@ void encode(benchmark::State& state, cz::format f) {
   set_rates(state, encode_parts * part_bytes, total);
 }
 
+// The streaming compressor over all the text (what the tools' -c does with the same bytes).
+void encode_stream(benchmark::State& state, cz::format f) {
+  const auto in = std::span(reinterpret_cast<const std::uint8_t*>(text().data()), text().size());
+  std::size_t total = 0;
+  for (auto _ : state) {
+    total = 0;
+    cz::compressor c(f, [&](std::span<const std::uint8_t> b) { total += b.size(); });
+    c.write(in);
+    c.finish();
+  }
+  set_rates(state, in.size(), total);
+}
+
 // Peers on the same gzip parts: libdeflate decodes a whole member into a buffer of its text size.
 void libdeflate_gzip_parts(benchmark::State& state) {
   const compressed& c = data(cz::format::gzip);
@@ -189,6 +202,7 @@ const bool registered = [] {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("decode_stream/" + name).c_str(), decode_stream, f)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("encode_parts/" + name).c_str(), encode, f)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("encode_stream/" + name).c_str(), encode_stream, f)->Unit(benchmark::kMillisecond);
   }
   benchmark::RegisterBenchmark("peer_libdeflate_gzip_parts", libdeflate_gzip_parts)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("peer_zstd_one_shot_parts", zstd_one_shot_parts)->Unit(benchmark::kMillisecond);
