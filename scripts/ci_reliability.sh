@@ -79,7 +79,8 @@ if [[ "$skip" != *" fuzz "* ]]; then
   t0=$(date +%s)
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DGUTF8_CUDA=OFF -DGUTF8_BENCH=OFF -DGUTF8_FUZZ=ON \
     -DGUTF8_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build build-fuzz -j "$jobs" --target gutf8_fuzz_utf8 gutf8_fuzz_encode gutf8_fuzz_stream
+  cmake --build build-fuzz -j "$jobs" --target gutf8_fuzz_utf8 gutf8_fuzz_encode gutf8_fuzz_stream \
+    gutf8_fuzz_decompress
   t1=$(date +%s)
   note "build-fuzz (clang, libFuzzer, address,undefined)" "built in $((t1 - t0)) s"
   mkdir -p "$out_dir"
@@ -106,13 +107,13 @@ if [[ "$skip" != *" fuzz "* ]]; then
       if ! wait "$pid"; then echo "fuzz target ${started[$pid]} failed" >&2; fi
     done
   }
-  if ((jobs >= 3)); then
-    run_batch utf8:utf8.dict encode:utf32.dict stream:utf8.dict
+  if ((jobs >= 4)); then
+    run_batch utf8:utf8.dict encode:utf32.dict stream:utf8.dict decompress:compress.dict
   else
     run_batch utf8:utf8.dict stream:utf8.dict
-    run_batch encode:utf32.dict
+    run_batch encode:utf32.dict decompress:compress.dict
   fi
-  for t in utf8 encode stream; do
+  for t in utf8 encode stream decompress; do
     work=build-fuzz/work/$t
     execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$work/log" | grep -Eo '[0-9]+$' || echo "?")
     secs=$(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$work/log" | grep -Eo 'in [0-9]+' | grep -Eo '[0-9]+' || echo "$fuzz_seconds")

@@ -2,7 +2,9 @@
 # Installs what gutf8 needs from Debian's packages. Idempotent: installs only what is missing.
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libutfcpp-dev libgtest-dev
-          libbenchmark-dev python3 python3-matplotlib python3-venv python3-dev help2man)
+          libbenchmark-dev python3 python3-matplotlib python3-venv python3-dev help2man
+          zlib1g-dev libzstd-dev liblzma-dev libbz2-dev liblz4-dev libdeflate-dev
+          gzip zstd xz-utils bzip2 lz4 tabix)  # compression libraries; their tools (and bgzip) are oracles
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

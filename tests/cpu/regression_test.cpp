@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fuzz/checks.hpp"
+#include "fuzz/compress_checks.hpp"
 
 namespace {
 
@@ -42,6 +43,7 @@ void replay(const char* target, Check check) {
 TEST(FuzzCorpus, Utf8SeedsAndFindings) { replay("utf8", gutf8::fuzz::check_utf8); }
 TEST(FuzzCorpus, EncodeSeedsAndFindings) { replay("encode", gutf8::fuzz::check_encode); }
 TEST(FuzzCorpus, StreamSeedsAndFindings) { replay("stream", gutf8::fuzz::check_stream); }
+TEST(FuzzCorpus, DecompressSeedsAndFindings) { replay("decompress", gutf8::fuzz::check_decompress); }
 
 std::span<const std::uint8_t> view(std::string_view s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};

@@ -6,12 +6,15 @@ Seeds: the SPEC §1 example, Unicode 3.9 Tables 3-8 to 3-12, each error kind, bo
 values, SIMD-block-sized runs with a defect at the edges, and short excerpts cut from
 corpus/sample (whole UTF-8 sequences, so that the samples themselves stay valid).
 
+The decompress seeds are small gzip, zstd, xz, bzip2 and lz4 files written by those tools.
+
 Findings from fuzzing go to tests/fuzz/corpus/<target>/crash-* (kept by hand, not written
 here); tests/cpu/regression_test.cpp replays every file of each directory.
 """
 import os
 import pathlib
 import struct
+import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parent
 SAMPLES = ROOT.parent.parent / "corpus" / "sample"
@@ -121,8 +124,37 @@ def stream_seeds():
     return seeds
 
 
+FORMATS = ["gzip", "zstd", "xz", "bzip2", "lz4"]  # the order of src/compress's format, from 1
+
+
+def compressed(tool, text, options=()):
+    """text compressed by the standard tool (gzip, zstd, xz, bzip2, lz4 must be installed)."""
+    return subprocess.run([tool, "-q", "-c", *options], input=text, capture_output=True, check=True).stdout
+
+
+def decompress_seed(fmt, chunk, target, data):
+    """Byte 0: the format (bits 0-2), the chunk-size index (bits 3-5), the parts' target (6-7)."""
+    return bytes([FORMATS.index(fmt) | chunk << 3 | target << 6]) + data
+
+
+def decompress_seeds():
+    """Small compressed inputs of every format: one and two members, empty, with trailing bytes."""
+    excerpt = list(sample_cuts().values())[4]
+    seeds = {}
+    for i, fmt in enumerate(FORMATS):
+        one = compressed(fmt, excerpt)
+        seeds[f"{fmt}-one"] = decompress_seed(fmt, i % 8, 0, one)
+        seeds[f"{fmt}-two"] = decompress_seed(fmt, (i + 3) % 8, 1, one + compressed(fmt, SPEC_EXAMPLE))
+        seeds[f"{fmt}-empty"] = decompress_seed(fmt, 2, 2, compressed(fmt, b""))
+        seeds[f"{fmt}-trailing"] = decompress_seed(fmt, 5, 3, one + b"\0\0\0\0junk")
+    seeds["xz-blocks"] = decompress_seed("xz", 1, 0, compressed("xz", excerpt * 40, ["--block-size=1000"]))
+    seeds["lz4-skippable"] = decompress_seed("zstd", 6, 0, b"P*M\x18\x02\0\0\0hi" + compressed("lz4", excerpt))
+    return seeds
+
+
 def main():
-    for target, seeds in (("utf8", utf8_seeds()), ("encode", encode_seeds()), ("stream", stream_seeds())):
+    for target, seeds in (("utf8", utf8_seeds()), ("encode", encode_seeds()), ("stream", stream_seeds()),
+                          ("decompress", decompress_seeds())):
         folder = ROOT / "corpus" / target
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.glob("seed-*"):
