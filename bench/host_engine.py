@@ -121,9 +121,9 @@ def big_case(a, rec: Recorder, files: list[tuple[str, str]]) -> None:
                 out = "" if op == "validate" else " -o /dev/null"
                 m, runs, _ = timed(f"{a.gutf8} {op} --backend=cpu --threads {t}{out} {shlex.quote(path)}", a.reps)
                 rec.add("big", f"gutf8 {op}", label, t, size, m, runs)
-                if a.simdutf:
-                    m, runs, _ = timed([a.simdutf, op, path, str(t)], a.reps)
-                    rec.add("big", f"simdutf {op}", label, t, size, m, runs)
+                if a.simdutf:  # --threads 0 is gutf8's own choice; the peer then runs on every core
+                    m, runs, _ = timed([a.simdutf, op, path, str(t or os.cpu_count())], a.reps)
+                    rec.add("big", f"simdutf {op}", label, t or os.cpu_count(), size, m, runs)
         m, runs, _ = timed(f"{a.gutf8} validate --replace --backend=cpu -o /dev/null {shlex.quote(path)}", a.reps)
         rec.add("big", "gutf8 validate --replace", label, a.threads, size, m, runs)
 
@@ -201,7 +201,7 @@ def main() -> int:
     p.add_argument("--sizes", default="2G", help="big files' sizes, e.g. 2G,16G")
     p.add_argument("--kinds", default="ascii:English,cjk:Chinese")
     p.add_argument("--small", type=int, default=20_000)
-    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--threads", type=int, default=os.cpu_count(), help="0: gutf8's own choice")
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--cuda", action="store_true", help="also --backend=cuda over the small files")
     p.add_argument("--cuda-timeout", type=int, default=20)
