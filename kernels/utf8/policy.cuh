@@ -34,8 +34,8 @@ inline constexpr int decode_fused_min_blocks = 6;  // 40 registers, no spill; 35
 inline constexpr int encode_fused_min_blocks = 6;  // 40 registers with encode_elems = 24
 inline constexpr int validate_min_blocks = 3;      // three segments' loads in flight a warp
 // Validate by screening (kernel_validate_screen.cuh): 32-byte blocks a lane, blocks an SM.
-inline constexpr std::uint32_t validate_lane_blocks = 2;
-inline constexpr int validate_screen_min_blocks = 3;
+inline constexpr std::uint32_t validate_lane_blocks = 2;  // 1 pays the screen and the exact count on sparse errors
+inline constexpr int validate_screen_min_blocks = 3;      // 2 is no faster overall: the walk is issue-bound
 inline constexpr std::uint32_t validate_screen_segment = warp_bytes * validate_lane_blocks;  // a warp's step
 inline constexpr int sanitize_min_blocks = 8;      // its wait for the look-back needs resident warps
 // The string-column walks (warp_column_rows.cuh): the blocks per SM they are compiled for (60
