@@ -10,7 +10,10 @@ board::board(std::size_t inputs, const board_limits& limits, std::size_t workers
     : inputs_(inputs), limits_(limits), working_(workers), takers_(takers) {}
 
 void board::notify(const wakes& w) {
-  if (w.workers) work_.notify_all();
+  if (w.workers) {
+    work_.notify_all();
+    cpu_work_.notify_all();
+  }
   if (w.committer) results_.notify_all();
 }
 
@@ -100,9 +103,12 @@ std::optional<task> board::claim(const worker_traits& w, const std::function<voi
       lock.lock();
       continue;  // the board may have changed meanwhile
     }
-    ++idle_;
-    work_.wait(lock);
-    --idle_;
+    // CPU workers wait apart: any of them can use a slot of budget, so one is woken for one.
+    std::condition_variable& cv = w.opens ? cpu_work_ : work_;
+    std::size_t& idle = w.opens ? idle_cpu_ : idle_;
+    ++idle;
+    cv.wait(lock);
+    --idle;
   }
 }
 
@@ -135,7 +141,7 @@ void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t 
       if (!is_front(j)) behind_in_flight_ -= 1;
     }
     if (shape == job_shape::chunks) j.reading_ = true;
-    wake = {readable != 0 && idle_ != 0, committer_waits_ && is_front(j)};
+    wake = {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j)};
   }
   notify(wake);
 }
@@ -151,7 +157,7 @@ void board::open_failed(job& j, std::exception_ptr why) {
     j.in_flight_ -= 1;
     if (!is_front(j)) behind_in_flight_ -= 1;
     j.failed_.emplace(0, job::failure{std::move(why), false});
-    wake = {idle_ != 0, committer_waits_ && is_front(j)};  // a worker waiting for the last input may end
+    wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_ && is_front(j)};  // a worker waiting for the last input may end
   }
   notify(wake);
 }
@@ -181,9 +187,9 @@ void board::chunk_readable(job& j) {
   {
     std::lock_guard lock(m_);
     ++j.readable_;
-    wake = idle_ != 0;
+    wake = idle_ != 0 || idle_cpu_ != 0;
   }
-  if (wake) work_.notify_all();
+  if (wake) notify({true, false});
 }
 
 void board::chunk_processed(job& j, run_result&& r) {
@@ -202,7 +208,7 @@ void board::chunks_end(job& j) {
     std::lock_guard lock(m_);
     j.complete_ = true;
     j.reading_ = false;
-    wake = {idle_ != 0, committer_waits_ && is_front(j)};
+    wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_ && is_front(j)};
   }
   notify(wake);
 }
@@ -233,7 +239,7 @@ void board::give_back(job& j, const piece_run& run) {
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.given_back_.push_back(run);
-    wake = {idle_ != 0, committer_waits_};
+    wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_};
   }
   notify(wake);
 }
@@ -245,7 +251,7 @@ void board::fail(job& j, const piece_run& run, std::exception_ptr why, bool fata
     j.unfinished_ -= run.count;
     j.failed_.emplace(run.first, job::failure{std::move(why), fatal});
     if (j.shape_ == job_shape::chunks) j.reading_ = false;  // only its reader fails a stream at once
-    wake = {idle_ != 0, committer_waits_ && is_front(j)};
+    wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_ && is_front(j)};
   }
   notify(wake);
 }
@@ -255,8 +261,7 @@ void board::fail_run(std::exception_ptr why) {
     std::lock_guard lock(m_);
     if (!run_failure_) run_failure_ = std::move(why);
   }
-  work_.notify_all();
-  results_.notify_all();
+  notify({true, true});
 }
 
 void board::worker_ended(const worker_traits& w) {
@@ -286,7 +291,7 @@ front_event board::await_front() {
     if (run_failure_) std::rethrow_exception(run_failure_);
     if (jobs_.empty()) {  // nobody has reached it yet: make it, for the first opener to take
       jobs_.push_back(std::make_unique<job>(first_));
-      if (idle_ != 0) work_.notify_all();
+      if (idle_ != 0 || idle_cpu_ != 0) notify({true, false});
     }
     job& j = *jobs_.front();
     const auto first_failure = j.failed_.begin();
@@ -312,6 +317,7 @@ front_event board::await_front() {
     if (working_ == 0 || stranded)
       throw error(errc::device_failure, stranded ? "runs were given back and no worker of the run takes them"
                                                  : "every worker of the run stopped before the end of its inputs");
+    wake_for_budget();  // before the committer sleeps, every freed slot is someone's
     committer_waits_ = true;
     results_.wait(lock);
     committer_waits_ = false;
@@ -319,15 +325,27 @@ front_event board::await_front() {
 }
 
 void board::committed(const piece_run& run) {
-  bool wake = false;
   {
     std::lock_guard lock(m_);
     job& j = *jobs_.front();
     j.committed_ = run.end();
     j.in_flight_ -= run.count;
-    wake = idle_ != 0;  // the budget grew
+    grew(run.count);
   }
-  if (wake) work_.notify_all();
+}
+
+// Budget grew by `slots` (under the lock): the idle are woken a few slots at a time, or before the
+// committer waits, one CPU worker a slot (any of them can use one), every lane and reader (a few,
+// each waiting for its own kind of work).
+void board::grew(std::uint64_t slots) {
+  freed_ += slots;
+  if (freed_ >= 4) wake_for_budget();
+}
+
+void board::wake_for_budget() {
+  for (std::uint64_t k = 0; k < std::min<std::uint64_t>(freed_, idle_cpu_); ++k) cpu_work_.notify_one();
+  if (idle_ != 0 && freed_ != 0) work_.notify_all();
+  freed_ = 0;
 }
 
 void board::drop_outputs(job& j, std::vector<std::function<void()>>& releases) {
@@ -339,14 +357,14 @@ void board::drop_outputs(job& j, std::vector<std::function<void()>>& releases) {
 std::unique_ptr<job> board::finish_front() {
   std::vector<std::function<void()>> releases;
   std::unique_ptr<job> ended;
-  bool wake = false;
   {
     std::unique_lock lock(m_);
     job& j = *jobs_.front();
     j.closed_ = true;  // a stopped or failed job: its workers and reader stop
     // Its workers still hold pointers to it: they publish (dropped, as it is closed) first.
     if (j.unfinished_ != 0 || j.reading_) {
-      work_.notify_all();
+      notify({true, false});
+      freed_ = 0;
       committer_waits_ = true;
       results_.wait(lock, [&] { return j.unfinished_ == 0 && !j.reading_; });
       committer_waits_ = false;
@@ -356,11 +374,14 @@ std::unique_ptr<job> board::finish_front() {
     ended = std::move(jobs_.front());
     jobs_.pop_front();
     ++first_;
-    if (!jobs_.empty()) behind_in_flight_ -= jobs_.front()->in_flight_;
-    wake = idle_ != 0;
+    std::uint64_t freed = 1;  // a job's place: one more may open
+    if (!jobs_.empty()) {
+      behind_in_flight_ -= jobs_.front()->in_flight_;
+      freed += jobs_.front()->in_flight_;
+    }
+    grew(freed);
   }
   for (auto& r : releases) r();
-  if (wake) work_.notify_all();
   return ended;
 }
 
@@ -374,8 +395,7 @@ void board::cancel() {
       drop_outputs(*j, releases);
     }
   }
-  work_.notify_all();
-  results_.notify_all();
+  notify({true, true});
   for (auto& r : releases) r();
 }
 

@@ -189,15 +189,20 @@ class board {
   const std::size_t inputs_;
   const board_limits limits_;
   mutable std::mutex m_;
-  std::condition_variable work_;     // workers wait for work and budget
+  std::condition_variable work_;     // GPU lanes and stream readers wait for work and budget
+  std::condition_variable cpu_work_; // CPU workers wait for work and budget
   std::condition_variable results_;  // the committer waits for results
   // Who waits, so that a change wakes only those it concerns: one thread switch a small input costs.
-  std::size_t idle_ = 0;          // workers waiting on work_
+  std::size_t idle_ = 0;          // lanes and readers waiting on work_
+  std::size_t idle_cpu_ = 0;      // CPU workers waiting on cpu_work_
   bool committer_waits_ = false;  // the committer waits on results_
   struct wakes {
     bool workers = false, committer = false;
   };
   void notify(const wakes& w);
+  void grew(std::uint64_t slots);
+  void wake_for_budget();
+  std::uint64_t freed_ = 0;  // budget freed since the idle were last woken
   std::deque<std::unique_ptr<job>> jobs_;  // inputs [first_, first_ + jobs_.size())
   std::size_t first_ = 0;                  // the front job's index
   std::uint64_t behind_in_flight_ = 0;     // in flight in jobs behind the front
