@@ -32,8 +32,8 @@ struct options {
   // as a real cudaErrorMemoryAllocation: the backend retries with smaller sub-blocks; when even
   // the smallest does not fit, backend::cuda throws
   // gutf8::error(errc::out_of_memory) and backend::auto_select falls back to the CPU.
-  // For tests of that path, and to leave GPU memory to other work. process_file divides it among
-  // the GPU lanes it runs on each GPU, so that it caps what the file takes of that GPU.
+  // For tests of that path, and to leave GPU memory to other work. gutf8::run divides it among
+  // the GPU lanes it runs on each GPU, so that it caps what the run takes of that GPU.
   std::uint64_t device_memory_limit = 0;
 };
 

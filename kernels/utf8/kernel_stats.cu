@@ -13,7 +13,7 @@ constexpr int code_point_bits = 21;  // U+10FFFF < 2^21
 
 std::size_t align256(std::size_t v) { return (v + 255) / 256 * 256; }
 
-// Enough blocks to fill an H100 a few times over; grid-stride beyond that.
+// Enough thread blocks (4096 of 256 threads) to fill a GPU a few times over; grid-stride beyond that.
 unsigned grid_for(std::uint64_t n) {
   const std::uint64_t blocks = (n + threads - 1) / threads;
   return static_cast<unsigned>(std::clamp<std::uint64_t>(blocks, 1, 4096));

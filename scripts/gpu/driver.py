@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from devrun import bench, files, multi, tests  # noqa: E402,F401  (they register their parts)
+from devrun import bench, engine, files, kernels, multi, tests  # noqa: E402,F401  (they register their parts)
 from devrun.core import GROUPS, PARTS, ROOT, Context, Outcome, markdown_table, write_json  # noqa: E402
 
 # KINDS.md of the device machines: NVLink multicast stays off.
@@ -131,13 +131,16 @@ def arguments(argv: list) -> argparse.Namespace:
     ap.add_argument("--gpus", type=int, help="GPUs to assume (default: nvidia-smi's count; 0: none)")
     ap.add_argument("--work", default=None, help="folder for the inputs (default /tmp/gutf8-device)")
     ap.add_argument("--size", help="text size of settings and e2e (16G), of the multi-GPU parts (32G)")
-    ap.add_argument("--reps", help="repetitions of e2e (3)")
+    ap.add_argument("--reps", help="repetitions of e2e (3) and host_engine (5)")
+    ap.add_argument("--engine-cases", help="host_engine: cases of bench/host_engine.py (big,scaling,small,pipe,python)")
+    ap.add_argument("--engine-sizes", help="host_engine: big files' sizes (2G,16G)")
     ap.add_argument("--tmpfs", action="store_true", help="multi-GPU parts: their inputs in a tmpfs at --work")
     ap.add_argument("--base", action="append", default=[], help="ab: a bundle to compare with (repeatable)")
     ap.add_argument("--ab", default="codec", help="ab: benchmarks, of codec,prim,cpu_codec,columns (codec)")
     ap.add_argument("--rounds", type=int, default=2, help="ab: interleaved rounds (2)")
     ap.add_argument("--ab-args", default="", help="ab: more options for every benchmark it runs")
     ap.add_argument("--codec-args", default="", help="more bench_codec options for codec")
+    ap.add_argument("--codec-rounds", type=int, default=3, help="codec_rounds: rounds of bench_codec (3)")
     ap.add_argument("--prim-args", default="", help="more bench_prim options for prim")
     ap.add_argument("--columns-args", default="", help="more bench_columns options for columns (e.g. --no-pool)")
     ap.add_argument("--ncu", action="append", default=[], help="ncu: 'KERNEL_REGEX|SKIP|PROGRAM ARGS' (repeatable)")
@@ -169,7 +172,7 @@ def main(argv: list) -> int:
     args = arguments(argv)
     if args.list:
         for p in PARTS.values():
-            print(f"{p.name:13} {'GPU' if p.gpu else '   '} {p.cap:4.0f} s  {p.help}")
+            print(f"{p.name:17} {'GPU' if p.gpu else '   '} {p.cap:4.0f} s  {p.help}")
         for g, members in GROUPS.items():
             print(f"group {g}: {' '.join(members)}")
         return 0

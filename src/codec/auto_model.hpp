@@ -6,9 +6,9 @@
 //       threshold = startup / (1 / cpu_rate(threads) - 1 / gpu_rate),
 //     with the CPU backend's rate growing as max_rate * t / (t + half_threads) (fitted to decode,
 //     the costlier direction).
-//   * A regular file (file/process_file.cpp): the CPU workers start at once and GPUs start CUDA on
-//     their own threads, so GPUs are asked to join only where the GPU lanes' streaming rate beats
-//     the CPU workers' and the CPU alone would need several start-ups' time.
+//   * A big file in the input engine (engine/run.cpp): the CPU workers start at once and GPUs start
+//     CUDA on their own threads, so GPUs are asked to join only where the GPU lanes' streaming rate
+//     beats the CPU workers' and the CPU alone would need several start-ups' time.
 #pragma once
 
 #include <algorithm>

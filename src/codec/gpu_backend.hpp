@@ -1,4 +1,4 @@
-// The GPU backend as the core sees it (dispatch.cpp, the stream's host_buffer, the file engine).
+// The GPU backend as the core sees it (dispatch.cpp, the stream's host_buffer, the input engine).
 // src/cuda implements it; a build without CUDA links src/none instead, where make_gpu_processor
 // throws errc::no_device and nothing is page-locked. Nothing outside src/cuda needs CUDA's headers.
 #pragma once

@@ -1,7 +1,7 @@
 // The core of every stream: the backend-neutral bookkeeping around a block_processor (the
 // carried partial sequence, global offsets, line/column of the first error, totals and the
 // histogram). The one-shot functions are a stream core fed once with at_end; gutf8::stream is a
-// stream core fed per chunk; the file pipeline commits its pieces' results into one.
+// stream core fed per chunk; the input engine commits its pieces' results into one.
 #pragma once
 
 #include <array>
@@ -36,7 +36,7 @@ class stream_core {
   // at out (room for max_output(data.size())) and returns the bytes written.
   std::size_t feed(std::span<const std::uint8_t> data, bool at_end, std::uint8_t* out);
 
-  // Accounts a block that was processed elsewhere (file/pieces.hpp) as the next bytes of the
+  // Accounts a block that was processed elsewhere (engine/pieces.hpp) as the next bytes of the
   // input, its output already placed by the caller. Only for a fresh stream core that is fed nothing
   // else, lists no errors (stream_config::max_listed_errors) and has the default text form; its
   // histogram, if any, comes from add_histogram. counted_lines: the block counted its newlines

@@ -74,8 +74,8 @@ struct row_facts {
   }
 };
 
-cpu::job job_on(const u8* p, u64 n, cpu::isa level) {
-  cpu::job j;
+cpu::scan_request request_on(const u8* p, u64 n, cpu::isa level) {
+  cpu::scan_request j;
   j.in = p;
   j.end = n;
   j.limit = n;
@@ -85,7 +85,7 @@ cpu::job job_on(const u8* p, u64 n, cpu::isa level) {
 }
 
 row_facts scan_row(const u8* p, u64 n, cpu::isa level) {
-  const cpu::segment_result s = cpu::scan_utf8<mode::stats, error_policy::replace>(job_on(p, n, level));
+  const cpu::segment_result s = cpu::scan_utf8<mode::stats, error_policy::replace>(request_on(p, n, level));
   row_facts f{n, 0, 0, s.errors, s.first_error, s.first_kind};
   for (unsigned k = 0; k < 4; ++k) {
     f.code_points += s.by_length[k];
@@ -118,7 +118,7 @@ std::int64_t clean_prefix(const rows<Off>& r, std::int64_t a, std::int64_t b, cp
   std::int64_t stop = b;
   if (n != 0) {
     const cpu::segment_result s =
-        cpu::scan_utf8<mode::validate, error_policy::replace>(job_on(r.at(a), n, level));
+        cpu::scan_utf8<mode::validate, error_policy::replace>(request_on(r.at(a), n, level));
     if (s.errors != 0) {  // the row holding the error: begin <= error < end
       const Off at = static_cast<Off>(r.begin(a) + s.first_error);
       stop = std::upper_bound(r.offsets + a, r.offsets + b + 1, at) - r.offsets - 1;
@@ -208,7 +208,8 @@ void analyze(const view_rows& r, std::int64_t lo, std::int64_t hi, bool count, u
       continue;
     }
     const u64 n = r.size(i);
-    const bool clean = n == 0 || cpu::scan_utf8<mode::validate, error_policy::replace>(job_on(r.at(i), n, level)).errors == 0;
+    const bool clean =
+        n == 0 || cpu::scan_utf8<mode::validate, error_policy::replace>(request_on(r.at(i), n, level)).errors == 0;
     const row_facts f = clean ? row_facts{n, n, count ? continuation_free_bytes(r.at(i), n) : 0, 0, 0, error_kind::none}
                               : scan_row(r.at(i), n, level);
     states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
@@ -341,7 +342,7 @@ column count_rows(const Rows& r, on_invalid policy, const column_options& opt) {
 
 // Writes row i's repair at out (exactly its sized output).
 void repair_row(const u8* in, u64 n, u8* out, u64 out_bytes, on_invalid policy) {
-  cpu::job j = job_on(in, n, cpu::best_isa());
+  cpu::scan_request j = request_on(in, n, cpu::best_isa());
   j.out = out;
   j.out_limit = out + out_bytes;
   if (policy == on_invalid::replace)

@@ -28,7 +28,7 @@ struct scanned_segment {
 };
 
 template <mode M>
-segment_result utf8_by_policy(error_policy policy, const cpu::job& j) {
+segment_result utf8_by_policy(error_policy policy, const cpu::scan_request& j) {
   switch (policy) {
     case strict:
       return cpu::scan_utf8<M, strict>(j);
@@ -39,7 +39,7 @@ segment_result utf8_by_policy(error_policy policy, const cpu::job& j) {
   }
 }
 
-segment_result utf32_by_policy(error_policy policy, const cpu::job& j) {
+segment_result utf32_by_policy(error_policy policy, const cpu::scan_request& j) {
   switch (policy) {
     case strict:
       return cpu::scan_utf32<strict>(j);
@@ -50,7 +50,7 @@ segment_result utf32_by_policy(error_policy policy, const cpu::job& j) {
   }
 }
 
-segment_result scan(operation op, error_policy policy, const cpu::job& j) {
+segment_result scan(operation op, error_policy policy, const cpu::scan_request& j) {
   switch (op) {
     case operation::validate:
       return cpu::scan_utf8<mode::validate, replace>(j);
@@ -74,7 +74,7 @@ std::size_t capacity(const block_request& rq) {
 // The units of the request that start in [begin, end), output to [out_at, out_end).
 scanned_segment scan_segment(const block_request& rq, std::size_t begin, std::size_t end, cpu::isa level,
                               std::size_t out_at, std::size_t out_end) {
-  cpu::job j;
+  cpu::scan_request j;
   j.in = rq.data + begin;
   j.end = end - begin;
   j.limit = rq.size - begin;
@@ -93,9 +93,9 @@ scanned_segment scan_segment(const block_request& rq, std::size_t begin, std::si
 // Runs work(k) for k in [0, count): k = 0 on this thread, the others on their own.
 template <class Work>
 void parallel(std::size_t count, const Work& work) {
-  std::vector<std::jthread> workers;
-  workers.reserve(count - 1);
-  for (std::size_t k = 1; k < count; ++k) workers.emplace_back([&work, k] { work(k); });
+  std::vector<std::jthread> threads;
+  threads.reserve(count - 1);
+  for (std::size_t k = 1; k < count; ++k) threads.emplace_back([&work, k] { work(k); });
   work(0);
 }
 
@@ -173,7 +173,7 @@ class cpu_processor final : public block_processor {
     const std::size_t count = bounds.size() - 1;
     std::vector<segment_result> sizes(count);
     parallel(count, [&](std::size_t k) {
-      cpu::job j;
+      cpu::scan_request j;
       j.in = rq.data + bounds[k];
       j.end = bounds[k + 1] - bounds[k];
       j.limit = rq.size - bounds[k];

@@ -1,5 +1,5 @@
-// The AVX2 scanners (kernels in simd_avx2.hpp). UTF-8 in 32-byte chunks that start at a unit
-// boundary: each chunk is checked as a whole and its well-formed units handled; a chunk with an
+// The AVX2 scanners (kernels in simd_avx2.hpp). UTF-8 in 32-byte vectors that start at a unit
+// boundary: each vector is checked as a whole and its well-formed units handled; a vector with an
 // error goes to the exact path. UTF-32 8 values at a time. The portable scanner takes the rest.
 #pragma once
 
@@ -18,11 +18,11 @@
 
 namespace gutf8::cpu::avx2 {
 
-// The well-formed units that start in the 32 bytes at i; 0 when the chunk has an error.
+// The well-formed units that start in the 32 bytes at i; 0 when the vector has an error.
 template <mode M, error_policy P, bool H>
-GUTF8_AVX2 inline unsigned chunk32(utf8_state<M, P, H>& s, std::size_t i) noexcept {
+GUTF8_AVX2 inline unsigned vector32(utf8_state<M, P, H>& s, std::size_t i) noexcept {
   const u8* w = s.in + i;
-  const chunk_masks m = analyse(w);
+  const vector_masks m = analyse(w);
   if (m.non_ascii == 0) {
     if constexpr (M == mode::decode) {
       widen32(w, s.out);
@@ -43,7 +43,7 @@ GUTF8_AVX2 inline unsigned chunk32(utf8_state<M, P, H>& s, std::size_t i) noexce
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), decode8(w + q, m8));
       o += 4 * std::popcount(m8);
     }
-    s.finish_chunk(o, local.data());
+    s.finish_vector(o, local.data());
   }
   if constexpr (M == mode::sanitize) {
     std::memcpy(s.out, w, 32);  // room: 3 output bytes per remaining input byte
@@ -57,7 +57,7 @@ template <mode M, error_policy P, bool H>
 GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
   std::size_t i = 0;
   while (i < s.end && s.end - i >= 32 && s.limit - i >= 48 && s.room(32)) {  // decode8 reads 16 at +24
-    if (const unsigned n = chunk32(s, i)) {
+    if (const unsigned n = vector32(s, i)) {
       i += n;
       continue;
     }

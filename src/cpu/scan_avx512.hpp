@@ -1,6 +1,6 @@
-// The AVX-512 UTF-8 scanner (kernels in simd_avx512.hpp). It steps through 64-byte blocks at
+// The AVX-512 UTF-8 scanner (kernels in simd_avx512.hpp). It steps through 64-byte vectors at
 // fixed offsets, each checked against the end of the one before, so no step waits for the
-// sequence lengths of the last. Blocks with errors go to repair windows, which split 64 bytes at
+// sequence lengths of the last. Vectors with errors go to unit windows, which split 64 bytes at
 // a time into the maximal-subpart units (avx512::units); the portable scanner takes the rest.
 // (UTF-32 has no AVX-512 path: the AVX2 one runs.)
 #pragma once
@@ -44,10 +44,10 @@ template <mode M, error_policy P, bool H>
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void add_to_histogram(utf8_state<M, P, H>& s, const u8* w,
                                                               std::uint64_t starts) noexcept {
   alignas(64) std::array<u8, 4 * 64 + 64> local;
-  s.finish_chunk(decode_starts(w, starts, local.data()), local.data());
+  s.finish_vector(decode_starts(w, starts, local.data()), local.data());
 }
 
-// Every unit of a repair window at i.
+// Every unit of a unit window at i.
 template <mode M, error_policy P, bool H>
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_units(utf8_state<M, P, H>& s, std::size_t i,
                                                         const unit_masks& m) noexcept {
@@ -57,7 +57,7 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_units(utf8_state<M, P, H>& s, 
     s.count_starts(m.complete, ~m.non_ascii, m.ge_e0, m.ge_f0);
   } else if constexpr (M == mode::decode) {
     // Replace decodes every start, those of error units as U+FFFD: their ranks among
-    // the starts select the lanes (no loop over the errors, whose count is random).
+    // the starts select the elements (no loop over the errors, whose count is random).
     if constexpr (P == error_policy::replace)
       s.out = decode_starts(w, m.starts, s.out, _pext_u64(m.errors, m.starts));
     else
@@ -77,13 +77,13 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_units(utf8_state<M, P, H>& s, 
   }
 }
 
-// Past a block that failed the check: 64-byte windows at fixed steps, each split into
+// Past a vector that failed the check: 64-byte windows at fixed steps, each split into
 // its units with units() (the carry says where the window before ended), until the
-// failing block is behind and `calm` windows in a row were free of errors (text with
+// failing vector is behind and `calm` windows in a row were free of errors (text with
 // errors tends to have more). A strict writer stops at the first error: the exact path
 // finds it. False when the scan must end.
 template <mode M, error_policy P, bool H>
-GUTF8_AVX512 inline bool repair(utf8_state<M, P, H>& s, std::size_t& i, std::size_t stop) noexcept {
+GUTF8_AVX512 inline bool unit_windows(utf8_state<M, P, H>& s, std::size_t& i, std::size_t stop) noexcept {
   if constexpr (utf8_state<M, P, H>::stops) return s.exact_units(i, stop);
   constexpr unsigned calm = 64;  // ties 4 on validate, decodes faster (bench/results/e2e.md, "Prefetch")
   std::uint64_t carry = 0, errors = s.r.errors;  // a register, not the result's memory
@@ -106,17 +106,17 @@ GUTF8_AVX512 inline bool repair(utf8_state<M, P, H>& s, std::size_t& i, std::siz
   return s.exact_units(i, stop);
 }
 
-struct block_stop {
-  std::size_t at;                // a unit boundary: every unit before it is handled
-  std::size_t failed_block_end;  // 0, or the end of the block that failed the check
+struct vector_stop {
+  std::size_t at;                 // a unit boundary: every unit before it is handled
+  std::size_t failed_vector_end;  // 0, or the end of the vector that failed the check
 };
 
-// The units that start in the first `used` bytes of the checked block at i. Sanitize
-// copies whole blocks: its output has reached input position i, the others' the first
+// The units that start in the first `used` bytes of the checked vector at i. Sanitize
+// copies whole vectors: its output has reached input position i, the others' the first
 // unit start at or after i.
 template <mode M, error_policy P, bool H>
-GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_block(utf8_state<M, P, H>& s, std::size_t i, const chunk_masks& m,
-                                                        unsigned used) noexcept {
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s, std::size_t i, const vector_masks& m,
+                                                         unsigned used) noexcept {
   const u8* w = s.in + i;
   const std::uint64_t starts = used == 64 ? m.starts : m.starts & ((std::uint64_t{1} << used) - 1);
   if constexpr (M == mode::sanitize) {
@@ -135,10 +135,10 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_block(utf8_state<M, P, H>& s, 
   }
 }
 
-// Stops before the checked block at i, at its first unit start. Sanitize still copies the
-// bytes before it (the end of the sequence the block before i cut).
+// Stops before the checked vector at i, at its first unit start. Sanitize still copies the
+// bytes before it (the end of the sequence the vector before i cut).
 template <mode M, error_policy P, bool H>
-GUTF8_AVX512 inline block_stop leave_block(utf8_state<M, P, H>& s, std::size_t i, const chunk_masks& m) noexcept {
+GUTF8_AVX512 inline vector_stop leave_vector(utf8_state<M, P, H>& s, std::size_t i, const vector_masks& m) noexcept {
   const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
   if constexpr (M == mode::sanitize) {
     std::memcpy(s.out, s.in + i, first_start - i);
@@ -147,57 +147,57 @@ GUTF8_AVX512 inline block_stop leave_block(utf8_state<M, P, H>& s, std::size_t i
   return {first_start, 0};
 }
 
-// 64-byte blocks at fixed steps, each checked against the end of the one before, so no
-// block waits for the sequence lengths of the last. A block's units are handled once the
-// next block has passed too (its last sequence may end there).
+// 64-byte vectors at fixed steps, each checked against the end of the one before, so no
+// vector waits for the sequence lengths of the last. A vector's units are handled once the
+// next vector has passed too (its last sequence may end there).
 template <mode M, error_policy P, bool H>
-GUTF8_AVX512 inline block_stop blocks(utf8_state<M, P, H>& s, std::size_t i) noexcept {
+GUTF8_AVX512 inline vector_stop vectors(utf8_state<M, P, H>& s, std::size_t i) noexcept {
   constexpr std::size_t n = 64, ascii_run = 4;
   constexpr bool classes = M == mode::stats;
   if (i + n > s.end || i + n > s.limit || !s.room(n)) return {i, 0};
   __m512i v = _mm512_loadu_si512(s.in + i);
-  chunk_masks m = analyse<classes>(v, _mm512_setzero_si512());
+  vector_masks m = analyse<classes>(v, _mm512_setzero_si512());
   if (m.errors != 0) return {i, i + n};
   for (;;) {
-    if (!s.room(n)) return leave_block(s, i, m);  // for the exact writes of the portable path
+    if (!s.room(n)) return leave_vector(s, i, m);  // for the exact writes of the portable path
     const std::size_t next = i + n;
     prefetch(s.in + next);
     if (next + n > s.end || next + n > s.limit) break;
-    // Runs of ASCII blocks skip the checks (a branch that mixed scripts rarely take).
+    // Runs of ASCII vectors skip the checks (a branch that mixed scripts rarely take).
     if (m.cut == 0 && next + ascii_run * n <= std::min(s.end, s.limit) && s.room(ascii_run * n) &&
         all_ascii<ascii_run>(s.in + next)) {
-      emit_block(s, i, m, n);
-      for (std::size_t k = 0; k + 1 < ascii_run; ++k) emit_block(s, next + k * n, ascii_chunk, n);
+      emit_vector(s, i, m, n);
+      for (std::size_t k = 0; k + 1 < ascii_run; ++k) emit_vector(s, next + k * n, ascii_vector, n);
       i = next + (ascii_run - 1) * n;
-      v = _mm512_loadu_si512(s.in + i), m = ascii_chunk;
+      v = _mm512_loadu_si512(s.in + i), m = ascii_vector;
       continue;
     }
     const __m512i w = _mm512_loadu_si512(s.in + next);
-    const chunk_masks after = analyse<classes>(w, v);
+    const vector_masks after = analyse<classes>(w, v);
     if (after.errors != 0) {
       const unsigned used = uncut(m);
-      emit_block(s, i, m, used);
+      emit_vector(s, i, m, used);
       return {i + used, next + n};
     }
-    emit_block(s, i, m, n);
+    emit_vector(s, i, m, n);
     i = next, v = w, m = after;
   }
-  if (i + n + overread > s.limit) return leave_block(s, i, m);  // decoding reads past the block
+  if (i + n + overread > s.limit) return leave_vector(s, i, m);  // decoding reads past the vector
   const unsigned used = uncut(m);
-  emit_block(s, i, m, used);
+  emit_vector(s, i, m, used);
   return {i + used, 0};
 }
 
-// Blocks until one fails the check; repair windows from the last good unit past it; blocks
+// Vectors until one fails the check; unit windows from the last good unit past it; vectors
 // again from a unit boundary.
 template <mode M, error_policy P, bool H>
 GUTF8_AVX512 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
   std::size_t i = 0;
   while (i < s.end) {
-    const block_stop b = blocks(s, i);
+    const vector_stop b = vectors(s, i);
     i = b.at;
-    if (b.failed_block_end == 0) break;
-    if (!repair(s, i, b.failed_block_end)) return s.finish(i);
+    if (b.failed_vector_end == 0) break;
+    if (!unit_windows(s, i, b.failed_vector_end)) return s.finish(i);
   }
   return portable::run_utf8(s, i);
 }

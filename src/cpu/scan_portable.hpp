@@ -1,9 +1,9 @@
 // The portable scanners: SSE2 on x86-64, plain C++ elsewhere (or with GUTF8_NO_SIMD). They end
 // every other ISA's scan too, past its last full vector.
 //
-// UTF-8 in 16-byte windows that start at a unit boundary: each window is checked as a whole and
-// its well-formed units handled, except the last start (its sequence may end beyond the window).
-// Any doubt (an error, a sequence longer than the window) sends those bytes to the exact path.
+// UTF-8 in 16-byte vectors that start at a unit boundary: each vector is checked as a whole and
+// its well-formed units handled, except the last start (its sequence may end beyond the vector).
+// Any doubt (an error, a sequence longer than the vector) sends those bytes to the exact path.
 #pragma once
 
 #include <array>
@@ -20,12 +20,12 @@
 
 namespace gutf8::cpu::portable {
 
-struct window_masks {
+struct vector_masks {
   unsigned non_ascii;  // bit k: byte k >= 0x80
   unsigned starts;     // bit k: byte k is not a continuation byte
 };
 
-inline window_masks masks16(const u8* p) noexcept {
+inline vector_masks masks16(const u8* p) noexcept {
 #if GUTF8_SSE2
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   // Signed compare: 80..BF are -128..-65, the only bytes not greater than -65.
@@ -75,7 +75,7 @@ inline std::uint32_t byteswap32(std::uint32_t v) noexcept {  // compiles to bswa
   return v >> 24 | (v >> 8 & 0xFF00u) | (v << 8 & 0xFF0000u) | v << 24;
 }
 
-// Tables indexed by the distance d (1..15) between two sequence starts in a window.
+// Tables indexed by the distance d (1..15) between two sequence starts in a vector.
 struct distance_tables {
   std::array<std::uint32_t, 16> payload_mask{};  // code point bits of a d-byte sequence
   std::array<std::uint32_t, 16> minimum{};       // smallest non-overlong value
@@ -117,17 +117,17 @@ inline void ascii16(utf8_state<M, P, H>& s, const u8* w) noexcept {
 }
 
 template <mode M, error_policy P, bool H>
-inline void count_window(utf8_state<M, P, H>& s, const u8* w, const window_masks& m, unsigned last) noexcept {
+inline void count_vector(utf8_state<M, P, H>& s, const u8* w, const vector_masks& m, unsigned last) noexcept {
   const auto [ge_e0, ge_f0] = long_lead_masks16(w);  // signed compares: ASCII is set too
   s.count_starts(m.starts & ((1u << last) - 1u), ~m.non_ascii, ge_e0 & m.non_ascii, ge_f0 & m.non_ascii);
 }
 
 // The well-formed units that start in the 16 bytes at i, except the last start (its
-// sequence may end beyond the window). Returns the bytes consumed, 0 to fall back.
+// sequence may end beyond the vector). Returns the bytes consumed, 0 to fall back.
 template <mode M, error_policy P, bool H>
-inline unsigned window(utf8_state<M, P, H>& s, std::size_t i) noexcept {
+inline unsigned vector16(utf8_state<M, P, H>& s, std::size_t i) noexcept {
   const u8* w = s.in + i;
-  const window_masks m = masks16(w);
+  const vector_masks m = masks16(w);
   if (m.non_ascii == 0) {
     ascii16(s, w);
     return 16;
@@ -155,18 +155,18 @@ inline unsigned window(utf8_state<M, P, H>& s, std::size_t i) noexcept {
     std::memcpy(s.out, w, 16);  // room: 3 output bytes per remaining input byte
     s.out += last;
   }
-  if constexpr (M == mode::stats) count_window(s, w, m, last);
+  if constexpr (M == mode::stats) count_vector(s, w, m, last);
   if constexpr (H)
     for (unsigned k = 0; k < count; ++k) ++s.histogram[values[k]];
   return last;
 }
 
-// From i to the end: 16-byte windows, and the exact path.
+// From i to the end: 16-byte vectors, and the exact path.
 template <mode M, error_policy P, bool H>
 inline segment_result run_utf8(utf8_state<M, P, H>& s, std::size_t i) noexcept {
   while (i < s.end) {
     if (s.end - i >= 16 && s.limit - i >= 19 && s.room(16)) {  // + 3 bytes a last sequence may need
-      if (const unsigned n = window(s, i)) {
+      if (const unsigned n = vector16(s, i)) {
         i += n;
         continue;
       }

@@ -1,4 +1,4 @@
-// What the CPU scanners of every ISA share (scan.hpp chooses one at run time): the job and its
+// What the CPU scanners of every ISA share (scan.hpp chooses one at run time): the scan request and its
 // result, and the state of one scan with the exact path that every fast path falls back to, a
 // byte-at-a-time walk of Unicode Table 3-7 (detail::continues) that defines the maximal-subpart
 // error units, and how each mode writes or counts a unit.
@@ -31,7 +31,7 @@ struct segment_result {
 enum class mode : std::uint8_t { validate, stats, decode, sanitize };
 
 // What a scanner works on: the units that start in [0, end) of in, readable up to limit.
-struct job {
+struct scan_request {
   const u8* in = nullptr;
   std::size_t end = 0, limit = 0;
   bool at_end = false;  // the input really ends at in + limit
@@ -50,7 +50,7 @@ inline void store32(u8* p, std::uint32_t v) noexcept { std::memcpy(p, &v, 4); }
 
 // Where a scan reads and writes, and what it has found.
 struct scan_cursor {
-  explicit scan_cursor(const job& j) noexcept
+  explicit scan_cursor(const scan_request& j) noexcept
       : in(j.in), end(j.end), limit(j.limit), at_end(j.at_end), out(j.out), out_begin(j.out) {}
 
   segment_result finish(std::size_t i) noexcept {
@@ -73,7 +73,7 @@ struct utf8_state : scan_cursor {
   static constexpr bool writes = M == mode::decode || M == mode::sanitize;
   static constexpr bool stops = writes && P == error_policy::strict;
 
-  explicit utf8_state(const job& j) noexcept
+  explicit utf8_state(const scan_request& j) noexcept
       : scan_cursor(j), out_limit(j.out_limit), histogram(j.histogram) {}
 
   // Whether a fast path over `bytes` input bytes may write: it stores at most 4 bytes per
@@ -168,12 +168,12 @@ struct utf8_state : scan_cursor {
     }
   }
 
-  // After a vector path decoded a chunk into out (decode) or into scratch (the histogram of
+  // After a vector path decoded a vector into out (decode) or into scratch (the histogram of
   // stats): decode keeps it, the histogram counts it.
-  void finish_chunk([[maybe_unused]] u8* chunk_end, [[maybe_unused]] const u8* scratch) noexcept {
-    if constexpr (M == mode::decode) out = chunk_end;
+  void finish_vector([[maybe_unused]] u8* vector_end, [[maybe_unused]] const u8* scratch) noexcept {
+    if constexpr (M == mode::decode) out = vector_end;
     if constexpr (Histogram)
-      for (const u8* c = scratch; c < chunk_end; c += 4) ++histogram[load32(c)];
+      for (const u8* c = scratch; c < vector_end; c += 4) ++histogram[load32(c)];
   }
 
   u8* out_limit;
@@ -185,7 +185,7 @@ struct utf8_state : scan_cursor {
 // value: out_limit is not needed.
 template <error_policy P>
 struct utf32_state : scan_cursor {
-  explicit utf32_state(const job& j) noexcept : scan_cursor(j) {}
+  explicit utf32_state(const scan_request& j) noexcept : scan_cursor(j) {}
 
   // The values that start before stop, one at a time; false at a strict stop.
   bool values(std::size_t& i, std::size_t stop) noexcept {

@@ -1,6 +1,6 @@
-// AVX2 kernels for the UTF-8 scanner: 32-byte chunks (rules in simd_tables.hpp). Decoding
+// AVX2 kernels for the UTF-8 scanner: 32-byte vectors (rules in simd_tables.hpp). Decoding
 // takes 8 bytes at a time: a table indexed by their start mask gives the shuffle that
-// gathers bytes p..p+3 of each start p into its own 32-bit lane.
+// gathers bytes p..p+3 of each start p into its own 32-bit element.
 #pragma once
 
 #include "cpu/isa.hpp"
@@ -22,11 +22,11 @@ struct gather_table {
 inline constexpr gather_table make_gather_table() {
   gather_table t{};
   for (unsigned m = 0; m < 256; ++m) {
-    unsigned lane = 0;
+    unsigned element = 0;
     for (unsigned b = 0; b < 8; ++b)
       if (m >> b & 1u) {
-        for (unsigned j = 0; j < 4; ++j) t.control[m][4 * lane + j] = u8(b + j);
-        ++lane;
+        for (unsigned j = 0; j < 4; ++j) t.control[m][4 * element + j] = u8(b + j);
+        ++element;
       }
   }
   return t;
@@ -54,16 +54,16 @@ GUTF8_AVX2 inline __m256i high_nibbles(__m256i v) noexcept {
   return _mm256_and_si256(_mm256_srli_epi16(v, 4), ld(kc.low_nibble));
 }
 
-struct chunk_masks {
+struct vector_masks {
   std::uint32_t non_ascii, starts, errors;
   std::uint32_t ge_c0, ge_e0, ge_f0;  // lead classes: 2+, 3+ and 4-byte sequences
 };
 
-GUTF8_AVX2 inline chunk_masks analyse(const u8* p) noexcept {
+GUTF8_AVX2 inline vector_masks analyse(const u8* p) noexcept {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const std::uint32_t non_ascii = mask_of(v);
   if (non_ascii == 0) return {0, ~0u, 0, 0, 0, 0};
-  // v moved up 1..3 bytes; zeros (ASCII) enter, since the chunk starts a unit.
+  // v moved up 1..3 bytes; zeros (ASCII) enter, since the vector starts a unit.
   const __m256i carry = _mm256_permute2x128_si256(v, v, 0x08);
   const __m256i p1 = _mm256_alignr_epi8(v, carry, 15), p2 = _mm256_alignr_epi8(v, carry, 14),
                 p3 = _mm256_alignr_epi8(v, carry, 13);
@@ -84,13 +84,13 @@ GUTF8_AVX2 inline chunk_masks analyse(const u8* p) noexcept {
           mask_of(above(v, kc.over_ef))};
 }
 
-// Bytes of a well-formed chunk before the sequence its end cuts, if any (29..32).
-inline unsigned uncut(const chunk_masks& m) noexcept {
+// Bytes of a well-formed vector before the sequence its end cuts, if any (29..32).
+inline unsigned uncut(const vector_masks& m) noexcept {
   const std::uint64_t cut = (m.ge_c0 & 0x80000000u) | (m.ge_e0 & 0xC0000000u) | (m.ge_f0 & 0xE0000000u);
   return static_cast<unsigned>(std::countr_zero(cut | std::uint64_t{1} << 32));
 }
 
-// Code points of 32-bit lanes holding the bytes p..p+3 of a sequence start p each.
+// Code points of 32-bit elements holding the bytes p..p+3 of a sequence start p each.
 GUTF8_AVX2 inline __m256i code_points(__m256i x) noexcept {
   const __m256i nibble =
       _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(x, 4), ld(kc.lead_nibble)), ld(kc.zero_rest));
@@ -102,7 +102,7 @@ GUTF8_AVX2 inline __m256i code_points(__m256i x) noexcept {
   return _mm256_or_si256(lead, _mm256_srlv_epi32(trail, _mm256_shuffle_epi8(ld(kc.down), nibble)));
 }
 
-// The sequences starting at the set bits of m8 in src[0..8), decoded into 8 lanes.
+// The sequences starting at the set bits of m8 in src[0..8), decoded into 8 elements.
 GUTF8_AVX2 inline __m256i decode8(const u8* src, unsigned m8) noexcept {
   const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i*>(gather.control[m8].data()));
   return code_points(_mm256_shuffle_epi8(
@@ -115,9 +115,9 @@ GUTF8_AVX2 inline void widen32(const u8* in, u8* out) noexcept {
                         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + 8 * k))));
 }
 
-// Encode: 8 UTF-32 values at a time. Each lane gets its UTF-8 bytes last-first (the 6-bit
+// Encode: 8 UTF-32 values at a time. Each element gets its UTF-8 bytes last-first (the 6-bit
 // groups of the value, continuation markers and the lead prefix), then one shuffle per
-// 128-bit half puts the bytes of its 4 lanes in order, one after the other. The shuffle
+// 128-bit half puts the bytes of its 4 elements in order, one after the other. The shuffle
 // comes from a table indexed by the 4 lengths.
 struct encode_tables {
   alignas(16) std::array<std::array<u8, 16>, 256> control{};
@@ -128,9 +128,9 @@ inline constexpr encode_tables make_encode_tables() {
   encode_tables t{};
   for (unsigned index = 0; index < 256; ++index) {
     unsigned out = 0;
-    for (unsigned lane = 0; lane < 4; ++lane)
-      for (unsigned n = index >> (2 * lane) & 3u, b = n + 1; b-- > 0;)
-        t.control[index][out++] = u8(4 * lane + b);
+    for (unsigned element = 0; element < 4; ++element)
+      for (unsigned n = index >> (2 * element) & 3u, b = n + 1; b-- > 0;)
+        t.control[index][out++] = u8(4 * element + b);
     t.length[index] = u8(out);
     for (; out < 16; ++out) t.control[index][out] = 0x80;
   }
@@ -157,7 +157,7 @@ struct encode_constants {
   alignas(32) simd::vec<32> group1 = simd::splat32<32>(0x3F00u);
   alignas(32) simd::vec<32> group2 = simd::splat32<32>(0x3F0000u);
   alignas(32) simd::vec<32> group3 = simd::splat32<32>(0x07000000u);
-  alignas(32) simd::vec<32> first_bytes = [] {  // byte 0 of each lane to the front of its half
+  alignas(32) simd::vec<32> first_bytes = [] {  // byte 0 of each element to the front of its half
     simd::vec<32> v = simd::splat8<32>(0x80);
     for (unsigned i = 0; i < 4; ++i) v[i] = v[16 + i] = u8(4 * i);
     return v;
@@ -188,16 +188,16 @@ GUTF8_AVX2 inline int encode8(const u8* in, u8* out) noexcept {
                                       _mm256_and_si256(_mm256_slli_epi32(v, 2), ld(ec.group1))),
                       _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(v, 4), ld(ec.group2)),
                                       _mm256_and_si256(_mm256_slli_epi32(v, 6), ld(ec.group3))));
-  // ASCII lanes keep the value itself (its 7 bits span two groups).
-  const __m256i lanes =
+  // ASCII elements keep the value itself (its 7 bits span two groups).
+  const __m256i elements =
       _mm256_or_si256(_mm256_blendv_epi8(v, groups, c1), _mm256_permutevar8x32_epi32(ld(ec.markers), n));
   const auto m2 = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(c2)));
   const auto m3 = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(c3)));
-  const unsigned bit0 = m1 ^ m2 ^ m3, bit1 = m2;  // of each lane's n (c3 => c2 => c1)
+  const unsigned bit0 = m1 ^ m2 ^ m3, bit1 = m2;  // of each element's n (c3 => c2 => c1)
   const unsigned lo = enc.spread[bit0 & 15u] | enc.spread[bit1 & 15u] << 1;
   const unsigned hi = enc.spread[bit0 >> 4] | enc.spread[bit1 >> 4] << 1;
   const __m256i bytes = _mm256_shuffle_epi8(
-      lanes, _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(enc.control[hi].data()),
+      elements, _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(enc.control[hi].data()),
                                  reinterpret_cast<const __m128i*>(enc.control[lo].data())));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + enc.length[lo]), _mm256_extracti128_si256(bytes, 1));

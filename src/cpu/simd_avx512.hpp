@@ -1,4 +1,4 @@
-// AVX-512 (F/BW/VL + VBMI, VBMI2) kernels for the UTF-8 scanner: 64-byte chunks, checked by
+// AVX-512 (F/BW/VL + VBMI, VBMI2) kernels for the UTF-8 scanner: 64-byte vectors, checked by
 // the rules in simd_tables.hpp with mask registers. Decoding compresses the positions of
 // the sequence starts, gathers the 4 bytes from each (byte permutes) and computes 16 code
 // points at once.
@@ -18,15 +18,15 @@ namespace gutf8::cpu::avx512 {
 
 using u8 = std::uint8_t;
 
-// Byte k of a two-register permute takes byte k-d of the chunk, or for k < d byte 64+k-d
-// of the chunk before it (index bit 6 selects the second register).
+// Byte k of a two-register permute takes byte k-d of the vector, or for k < d byte 64+k-d
+// of the vector before it (index bit 6 selects the second register).
 struct index_tables {
   alignas(64) simd::vec<64> back1{}, back2{}, back3{};  // byte k takes byte k-1, k-2, k-3
   alignas(64) simd::vec<64> iota{};          // byte k = k
-  alignas(64) simd::vec<64> spread{};        // 32-bit lane j takes byte j (4 copies)
-  alignas(64) simd::vec<64> byte_in_lane{};  // byte b of each 32-bit lane = b
+  alignas(64) simd::vec<64> spread{};        // 32-bit element j takes byte j (4 copies)
+  alignas(64) simd::vec<64> byte_in_element{};  // byte b of each 32-bit element = b
   alignas(64) simd::vec<64> cut_above{};  // bytes 61..63: above it, a lead the end cuts
-  alignas(64) simd::vec<64> ahead1{};     // byte k takes byte k+1 (63: the next chunk's first)
+  alignas(64) simd::vec<64> ahead1{};     // byte k takes byte k+1 (63: the next vector's first)
 };
 inline constexpr index_tables make_index_tables() {
   index_tables t{};
@@ -35,7 +35,7 @@ inline constexpr index_tables make_index_tables() {
     t.back2[k] = u8(k >= 2 ? k - 2 : 64 + 62 + k);
     t.back3[k] = u8(k >= 3 ? k - 3 : 64 + 61 + k);
   }
-  for (unsigned k = 0; k < 64; ++k) t.iota[k] = u8(k), t.spread[k] = u8(k / 4), t.byte_in_lane[k] = u8(k % 4);
+  for (unsigned k = 0; k < 64; ++k) t.iota[k] = u8(k), t.spread[k] = u8(k / 4), t.byte_in_element[k] = u8(k % 4);
   for (unsigned k = 0; k < 61; ++k) t.cut_above[k] = 0xFF;
   t.cut_above[61] = 0xEF, t.cut_above[62] = 0xDF, t.cut_above[63] = 0xBF;
   for (unsigned k = 0; k < 64; ++k) t.ahead1[k] = u8(k + 1);
@@ -55,20 +55,20 @@ GUTF8_AVX512 inline __m512i high_nibbles(__m512i v) noexcept {
   return _mm512_and_si512(_mm512_srli_epi16(v, 4), ld(kc.low_nibble));
 }
 
-struct chunk_masks {
+struct vector_masks {
   std::uint64_t non_ascii, starts, errors;
-  std::uint64_t cut;           // the lead of a sequence that the chunk's end cuts, if any
+  std::uint64_t cut;           // the lead of a sequence that the vector's end cuts, if any
   std::uint64_t ge_e0, ge_f0;  // lead classes of 3- and 4-byte sequences (when asked for)
 };
 
-inline constexpr chunk_masks ascii_chunk{0, ~std::uint64_t{0}, 0, 0, 0, 0};
+inline constexpr vector_masks ascii_vector{0, ~std::uint64_t{0}, 0, 0, 0, 0};
 
-// The chunk v checked against the 3 bytes before it, the end of `before` (zeros when v
+// The vector v checked against the 3 bytes before it, the end of `before` (zeros when v
 // starts a unit: they read as ASCII). A sequence cut by v's end is not an error here; a
 // lead in `before` whose continuation bytes v lacks is. No branch: in mixed scripts,
-// whether a chunk is all ASCII is a coin toss for the branch predictor.
+// whether a vector is all ASCII is a coin toss for the branch predictor.
 template <bool LeadClasses>
-GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline chunk_masks analyse(__m512i v, __m512i before) noexcept {
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline vector_masks analyse(__m512i v, __m512i before) noexcept {
   const __m512i p1 = _mm512_permutex2var_epi8(v, ld(ix.back1), before);
   const __m512i p2 = _mm512_permutex2var_epi8(v, ld(ix.back2), before);
   const __m512i p3 = _mm512_permutex2var_epi8(v, ld(ix.back3), before);
@@ -80,7 +80,7 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline chunk_masks analyse(__m512i v, __m512i b
       _mm512_and_si512(_mm512_shuffle_epi8(ld(kc.lead_high), high_nibbles(p1)),
                        _mm512_shuffle_epi8(ld(kc.lead_low), _mm512_and_si512(p1, ld(kc.low_nibble)))),
       _mm512_shuffle_epi8(ld(kc.next_high), high_nibbles(v)));
-  chunk_masks m{_mm512_movepi8_mask(v), ~cont, (need ^ cont) | _mm512_test_epi8_mask(pairs, pairs),
+  vector_masks m{_mm512_movepi8_mask(v), ~cont, (need ^ cont) | _mm512_test_epi8_mask(pairs, pairs),
                 _mm512_cmpgt_epu8_mask(v, ld(ix.cut_above)), 0, 0};
   if constexpr (LeadClasses) {
     m.ge_e0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_df));
@@ -90,8 +90,8 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline chunk_masks analyse(__m512i v, __m512i b
 }
 
 // The units (Table 3-8: well-formed sequences and maximal-subpart error units) that start
-// in the chunk v, from v, the 3 bytes after it (the start of `ahead`) and `carry`: its
-// first bytes that a unit of the chunk before covers. Each position knows how far a
+// in the vector v, from v, the 3 bytes after it (the start of `ahead`) and `carry`: its
+// first bytes that a unit of the vector before covers. Each position knows how far a
 // well-formed prefix reaches from it (prefix2..4: at least 2, 3, 4 bytes); a position
 // inside the prefix of a lead 1..3 bytes before it is not a start, and a start is an
 // error unit unless its prefix is as long as its lead announces. Prefix bytes after a lead
@@ -103,8 +103,8 @@ struct unit_masks {
   std::uint64_t starts;    // every unit, well-formed or not
   std::uint64_t complete;  // starts of well-formed sequences
   std::uint64_t errors;    // starts of error units
-  std::uint64_t beyond;    // the carry of the next chunk (bits 0..2)
-  unsigned skip;           // bytes at the chunk's start that the carry covers
+  std::uint64_t beyond;    // the carry of the next vector (bits 0..2)
+  unsigned skip;           // bytes at the vector's start that the carry covers
 };
 
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline unit_masks units(__m512i v, __m512i ahead, std::uint64_t carry) noexcept {
@@ -129,25 +129,25 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline unit_masks units(__m512i v, __m512i ahea
   m.starts = ~(m.prefix2 << 1 | m.prefix3 << 2 | m.prefix4 << 3 | carry);
   m.complete = m.starts & (~m.non_ascii | (m.prefix2 & ~m.ge_e0) | (m.prefix3 & ~m.ge_f0) | m.prefix4);
   m.errors = m.starts & ~m.complete;
-  // What the shifts above push past bit 63: positions 64..66 inside a unit of this chunk.
+  // What the shifts above push past bit 63: positions 64..66 inside a unit of this vector.
   m.beyond = m.prefix2 >> 63 | m.prefix3 >> 62 | m.prefix4 >> 61;
   m.skip = static_cast<unsigned>(std::countr_one(carry));
   return m;
 }
 
-// Bytes of a well-formed chunk before the sequence its end cuts, if any (61..64).
-inline unsigned uncut(const chunk_masks& m) noexcept { return static_cast<unsigned>(std::countr_zero(m.cut)); }
+// Bytes of a well-formed vector before the sequence its end cuts, if any (61..64).
+inline unsigned uncut(const vector_masks& m) noexcept { return static_cast<unsigned>(std::countr_zero(m.cut)); }
 
-// Whether the `blocks` chunks at p are all ASCII.
-template <unsigned blocks>
+// Whether the `count` vectors at p are all ASCII.
+template <unsigned count>
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline bool all_ascii(const u8* p) noexcept {
   __m512i any = _mm512_loadu_si512(p);
-  for (unsigned k = 1; k < blocks; ++k) any = _mm512_or_si512(any, _mm512_loadu_si512(p + 64 * k));
+  for (unsigned k = 1; k < count; ++k) any = _mm512_or_si512(any, _mm512_loadu_si512(p + 64 * k));
   return _mm512_movepi8_mask(any) == 0;
 }
 
-// The code points of 16 lanes, each holding the 4 bytes from a sequence's lead on.
-GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i decode_lanes(__m512i x) noexcept {
+// The code points of 16 elements, each holding the 4 bytes from a sequence's lead on.
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i decode_elements(__m512i x) noexcept {
   // (x >> 4 & 0x0F) | 0x80808000: the lead nibble, and lookups of 0 for bytes 1..3.
   const __m512i nibble =
       _mm512_ternarylogic_epi32(_mm512_srli_epi32(x, 4), ld(kc.lead_nibble), ld(kc.zero_rest), 0xEA);
@@ -158,27 +158,27 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i decode_lanes(__m512i x) noexcept
   return _mm512_or_si512(lead, _mm512_srlv_epi32(trail, _mm512_shuffle_epi8(ld(kc.down), nibble)));
 }
 
-// Bytes past a 64-byte chunk that units() and decode_starts() read: the end of a sequence
-// that starts in the chunk.
+// Bytes past a 64-byte vector that units() and decode_starts() read: the end of a sequence
+// that starts in the vector.
 inline constexpr unsigned overread = 3;
 
 // The code points of the sequences starting at the set bits of `starts` in the 64 bytes
 // at src (reading up to src + 64 + overread), stored from out; returns the end of what it stored.
 // The start positions are compressed first, so the work follows the number of sequences
-// (2 rounds of 16 for CJK text, not 4): lane j of a round gathers the 4 bytes from the
-// round's j-th start, the 3 after the block included. Bit j of `replaced` makes the j-th
+// (2 rounds of 16 for CJK text, not 4): element j of a round gathers the 4 bytes from the
+// round's j-th start, the 3 after the vector included. Bit j of `replaced` makes the j-th
 // start's code point U+FFFD instead. Writes whole registers: up to out + 256 may change.
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* src, std::uint64_t starts, u8* out,
                                                           std::uint64_t replaced = 0) noexcept {
-  const __m512i block = _mm512_loadu_si512(src);
+  const __m512i v = _mm512_loadu_si512(src);
   const __m512i after = _mm512_maskz_loadu_epi8(0x7, src + 64);  // the overread
   const __m512i at = _mm512_maskz_compress_epi8(starts, ld(ix.iota));  // start positions, in order
   const auto count = static_cast<unsigned>(std::popcount(starts));
   for (unsigned g = 0; g < count; g += 16) {
     const __m512i lead_at = _mm512_permutexvar_epi8(_mm512_add_epi8(ld(ix.spread), _mm512_set1_epi8(char(g))), at);
-    const __m512i x = _mm512_permutex2var_epi8(block, _mm512_add_epi8(lead_at, ld(ix.byte_in_lane)), after);
+    const __m512i x = _mm512_permutex2var_epi8(v, _mm512_add_epi8(lead_at, ld(ix.byte_in_element)), after);
     const auto replace = static_cast<__mmask16>(replaced >> g);
-    _mm512_storeu_si512(out, _mm512_mask_mov_epi32(decode_lanes(x), replace, _mm512_set1_epi32(0xFFFD)));
+    _mm512_storeu_si512(out, _mm512_mask_mov_epi32(decode_elements(x), replace, _mm512_set1_epi32(0xFFFD)));
     out += 4 * std::min(16u, count - g);
   }
   return out;

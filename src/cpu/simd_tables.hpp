@@ -1,10 +1,10 @@
 // Constants shared by the AVX2 and AVX-512 scanners, built at compile time from the rules
-// they encode. A chunk of bytes that starts at a unit boundary is well-formed exactly when:
+// they encode. A vector of bytes that starts at a unit boundary is well-formed exactly when:
 //  1. a byte is a continuation byte where, and only where, a lead 1, 2 or 3 bytes before
-//     it expects one (the bytes before the chunk: the chunk before it, or ASCII when the
-//     chunk starts a unit);
+//     it expects one (the bytes before the vector: the vector before it, or ASCII when the
+//     vector starts a unit);
 //  2. no pair (lead, next byte) breaks a second-byte rule of Table 3-7 (pair classes);
-//  3. (at the chunk's end) a cut sequence is left to the next chunk, which starts at its lead.
+//  3. (at the vector's end) a cut sequence is left to the next vector, which starts at its lead.
 // Decoding reads each sequence's lead nibble to learn n, the continuation bytes it
 // announces, and takes the payload from 4 gathered bytes (decode tables).
 #pragma once
@@ -78,8 +78,8 @@ constexpr vec<N> splat32(std::uint32_t d) {
   for (std::size_t i = 0; i < N; ++i) v[i] = std::uint8_t(d >> (8 * (i % 4)));
   return v;
 }
-template <std::size_t N>  // the same 16-entry table in every 128-bit lane (pshufb)
-constexpr vec<N> per_lane(const nibble_map& t) {
+template <std::size_t N>  // the same 16-entry table in every 128-bit part (pshufb)
+constexpr vec<N> per_128_bits(const nibble_map& t) {
   vec<N> v{};
   for (std::size_t i = 0; i < N; ++i) v[i] = t[i % 16];
   return v;
@@ -93,14 +93,14 @@ struct constants {
   alignas(N) vec<N> over_bf = splat8<N>(0xBF);
   alignas(N) vec<N> over_df = splat8<N>(0xDF);
   alignas(N) vec<N> over_ef = splat8<N>(0xEF);
-  alignas(N) vec<N> lead_high = per_lane<N>(lead_high_classes());
-  alignas(N) vec<N> lead_low = per_lane<N>(lead_low_classes());
-  alignas(N) vec<N> next_high = per_lane<N>(next_high_classes());
+  alignas(N) vec<N> lead_high = per_128_bits<N>(lead_high_classes());
+  alignas(N) vec<N> lead_low = per_128_bits<N>(lead_low_classes());
+  alignas(N) vec<N> next_high = per_128_bits<N>(next_high_classes());
   alignas(N) vec<N> lead_nibble = splat32<N>(0x0000000Fu);
   alignas(N) vec<N> zero_rest = splat32<N>(0x80808000u);  // pshufb yields 0 for these bytes
-  alignas(N) vec<N> payload = per_lane<N>(decode_payload);
-  alignas(N) vec<N> up = per_lane<N>(decode_up);
-  alignas(N) vec<N> down = per_lane<N>(decode_down);
+  alignas(N) vec<N> payload = per_128_bits<N>(decode_payload);
+  alignas(N) vec<N> up = per_128_bits<N>(decode_up);
+  alignas(N) vec<N> down = per_128_bits<N>(decode_down);
   alignas(N) vec<N> trail_bits = splat32<N>(0x3F3F3F00u);
   alignas(N) vec<N> pair_weights = splat32<N>(0x01400100u);  // bytes (0, 1), (64, 1)
   alignas(N) vec<N> quad_weights = splat32<N>(0x00011000u);  // words 4096, 1

@@ -57,7 +57,7 @@ block_result cuda_processor::process_block(const block_request& rq) {
   return run(rq, sub, in_pinned, out_pinned);
 }
 
-// A block whose units end at rq.end < rq.size (a run of file pieces): the GPU takes [0, end) as
+// A block whose units end at rq.end < rq.size (a piece run of a big input): the GPU takes [0, end) as
 // a chunk that is not the last, which leaves at most 3 bytes of a sequence that may be cut
 // short; the fallback processor settles them with the bytes after end in view, as the CPU would.
 block_result cuda_processor::process_head_then_tail(const block_request& rq) {

@@ -103,7 +103,7 @@ TEST_F(forms, BomFirstAndUsageErrors) {
   }
 }
 
-// A regular file decoded to another form goes through a stream, not the file pipeline (whose pieces
+// A regular file decoded to another form goes through a stream, not the engine's pieces (which
 // carry counts, not bytes): the output is the same.
 TEST_F(forms, RegularFile) {
   write("e", "\xC3\xA9");

@@ -160,7 +160,7 @@ TEST_F(list, FileListsPrintNamesOnly) {
   EXPECT_EQ(read("fixed"), "a\xEF\xBF\xBD");
 }
 
-// A regular file whose errors are listed goes through a stream, not the file pipeline (whose pieces
+// A regular file whose errors are listed goes through a stream, not the engine's pieces (which
 // carry counts, not bytes): the listing is the same.
 TEST_F(list, RegularFile) {
   const std::string s = text_with_errors(100000, 3);

@@ -1,7 +1,7 @@
 // Every input of 1, 2 and 3 bytes, and every 4-byte input that starts with F0..F4, as a
 // whole input on its own: validity, error count, first error (offset, cut-by-end) and the
 // replace/drop decodes against the oracle. Then the same sequences back to back, so that
-// the 16-byte window path sees them too. Split by lead byte so ctest can run them in
+// the 16-byte vector path sees them too. Split by lead byte so ctest can run them in
 // parallel; each case also spreads its work over the hardware threads.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Pieces (src/file/pieces.hpp): an input processed as runs of pieces (one piece, as a CPU worker
+// Pieces (src/engine/pieces.hpp): an input processed as piece runs (one piece, as a CPU worker
 // takes, or several, as a GPU lane does), several threads taking them in a shuffled order, each from
 // a copy of just its window, then committed in input order, gives the one-shot result: output,
 // summary, first-error line and column, stats.
@@ -64,7 +64,7 @@ outcome by_pieces(operation op, error_policy p, const std::string& in, std::uint
     EXPECT_EQ(done[r].begin, reached) << "run " << r << " does not start where the last ended";
     const piece_outcome& o = done[r];
     if (o.result.errors != 0 && !o.counted_lines && core.error_unplaced()) {
-      // What the file pipeline's committer does then: count the lines before the run itself.
+      // What the engine's committer does then: count the lines before the run itself.
       core.set_lines_before(internal::count_lines_before(reinterpret_cast<const std::uint8_t*>(in.data()),
                                                             o.begin, internal::line_unit(op)));
     }

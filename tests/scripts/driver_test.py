@@ -2,6 +2,7 @@
 real ones print: GPU parts are skipped with the reason, the CPU parts run and are summarised, time
 limits stop a part and the budget the run, and the report says so. Standard library only (ctest)."""
 import json
+import os
 import subprocess
 import signal
 import sys
@@ -77,13 +78,16 @@ class DriverWithoutGpu(unittest.TestCase):
     def test_gpu_parts_skip_and_cpu_parts_run(self):
         program(self.bundle / "tests/gutf8_cpu_tests", f"cat <<'EOF'\n{GTEST_PASS}EOF\n")
         program(self.bundle / "tests/gutf8_gpu_tests", "exit 99\n")  # must not run without a GPU
-        p, parts = self.drive("tests", "memcheck")
+        p, parts = self.drive("tests", "memcheck", "engine", "kernels")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        for gpu_part in ("gpu_tests", "prim_tests", "cli", "memcheck"):
+        for gpu_part in ("gpu_tests", "prim_tests", "cli", "memcheck", "engine_tests", "kernel_tests",
+                         "kernel_sanitizers", "kernel_fuzz", "codec_rounds", "validate_ncu", "gpu_tests_rest"):
             self.assertEqual(parts[gpu_part]["status"], "skip")
             self.assertEqual(parts[gpu_part]["summary"], "no GPU")
         self.assertEqual(parts["cpu_tests"]["status"], "pass")
         self.assertIn("3 passed, 0 failed, 1 skipped", parts["cpu_tests"]["summary"])
+        self.assertEqual(parts["host_engine"]["status"], "skip")  # a CPU part: skipped only for want of gutf8
+        self.assertIn("gutf8 not in the bundle", parts["host_engine"]["summary"])
         # The table comes last, and the report and logs are there.
         self.assertTrue(p.stdout.rstrip().endswith("|"), p.stdout)
         self.assertIn("| cpu_tests | pass |", p.stdout)
@@ -161,6 +165,67 @@ class DriverWithoutGpu(unittest.TestCase):
         self.assertIn("| 4 |", table.splitlines()[2])  # the GPU suite: 4 shards passed
         self.assertIn("visible=1,0", (self.out / "logs/gpu_tests_1.log").read_text())
 
+    def test_host_engine_runs_the_cases_it_has_tools_for(self):
+        """bench/host_engine.py itself, on a stand-in gutf8 and a 1 MiB file: the pipe case's rows, and
+        the Python case left out (no wheel carried) with the reason."""
+        program(self.bundle / "gutf8", "cat > /dev/null\n")
+        p, parts = self.drive("host_engine", "--engine-cases", "pipe,python", "--engine-sizes", "1M", "--reps", "1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(parts["host_engine"]["status"], "pass", parts["host_engine"])
+        self.assertIn("left out: python (no wheel", parts["host_engine"]["summary"])
+        rows = (self.out / "host_engine.csv").read_text().splitlines()
+        self.assertTrue(rows[0].startswith("case,tool,input,threads,median_s"), rows)
+        self.assertEqual([r.split(",")[1] for r in rows[1:]], ["cat | wc -c", "cat | gutf8 validate"])
+        self.assertTrue(all(r.split(",")[7] == "abc1234" for r in rows[1:]), rows)  # the bundle's commit
+
+    def test_kernels_on_a_pretended_gpu(self):
+        """The kernels group's plumbing with one pretended GPU: each part runs its stand-in, the fuzzer's time
+        limit passes, and codec_rounds tables the median of its rounds against the targets."""
+        tools = self.dir / "tools"
+        program(tools / "compute-sanitizer", 'echo "[       OK ] GpuSanitizerSweep.Every (1 ms)"\n'
+                                             'echo "========= ERROR SUMMARY: 0 errors"\n')
+        program(tools / "ncu", "echo '\"ID\",\"smsp__inst_executed.sum\"'; echo '\"\",\"inst\"'; "
+                               "echo '\"0\",\"65536\"'\n")
+        program(self.bundle / "tests/gutf8_gpu_tests", 'echo "args: $*"; echo "[       OK ] Gpu.One (1 ms)"\n')
+        program(self.bundle / "tests/gutf8_gpu_fuzz", "echo 'gutf8_gpu_fuzz: 5 inputs'; sleep 60\n")
+        rounds = self.dir / "rounds"
+        rounds.mkdir()
+        (rounds / "n").write_text("0")
+        header = "gpu,commit,date,size_mib,copy_gbps,input,invalid_pct,op,median_ms,gbps,roofline_gbps,fraction,read_gbps"
+        program(self.bundle / "bench/bench_codec", f"""\
+            n=$(cat {rounds}/n); n=$((n + 1)); echo $n > {rounds}/n
+            while [ "$1" != --out ]; do shift; done; mkdir -p "$2"
+            {{ echo '{header}'
+              echo "H,c,d,256,4000,ascii,0.0,validate,0.1,300$n,4400,0.9$n,4400"
+              echo "H,c,d,256,4000,ascii,0.0,validate_planes,0.1,2000,4400,0.5,4400"
+              echo "H,c,d,256,4000,cjk,1.0,sanitize_replace,0.1,900,2000,0.6$n,4400"; }} > "$2/codec.csv"
+            """)
+        env_path = f"{tools}:{os.environ['PATH']}"
+        p = subprocess.run([sys.executable, str(DRIVER), str(self.out), "kernels", "--gpus", "1", "--bundle",
+                            str(self.bundle), "--work", str(self.dir / "work"), "--budget", "300"],
+                           capture_output=True, text=True, timeout=200, env=dict(os.environ, PATH=env_path))
+        parts = {r["part"]: r for r in json.loads((self.out / "results.json").read_text())["parts"]}
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("1 passed", parts["kernel_tests"]["summary"])
+        self.assertIn("--gtest_filter=GpuRandom.*", (self.out / "logs/kernel_tests.log").read_text())
+        self.assertIn("--gtest_filter=*-GpuRandom.*", (self.out / "logs/gpu_tests_rest.log").read_text())
+        self.assertIn("memcheck 0, racecheck 0", parts["kernel_sanitizers"]["summary"])
+        self.assertIn("stopped at its time limit", parts["kernel_fuzz"]["summary"])
+        self.assertLess(parts["kernel_fuzz"]["seconds"], 50)
+        self.assertEqual(parts["codec_rounds"]["status"], "pass")
+        table = (self.out / "codec_rounds.txt").read_text()
+        self.assertIn("3 rounds; copy 4000, 4000, 4000 GB/s", table)
+        ascii_row = next(line for line in table.splitlines() if line.startswith("validate ") and "0.0" in line)
+        self.assertIn("92%*", ascii_row)  # the median of 0.91, 0.92, 0.93 meets the ASCII target 0.90
+        sanitize_row = next(line for line in table.splitlines() if line.startswith("sanitize_replace"))
+        self.assertIn("62%", sanitize_row)
+        self.assertNotIn("62%*", sanitize_row)  # 0.62 < the target 0.65 at 1 %
+        self.assertIn("3002 1.50", table)  # validate against the former walk in the same rounds
+        self.assertEqual(sorted(f.name for f in self.out.glob("codec_r*.csv")), ["codec_r1.csv", "codec_r2.csv", "codec_r3.csv"])
+        self.assertIn("6 of 6 profiles", parts["validate_ncu"]["summary"])
+        self.assertTrue((self.out / "ncu.csv").read_text().startswith("op,input,invalid,warp_inst_per_KiB"))
+        self.assertEqual(parts["gpu_tests_rest"]["status"], "pass")
+
     def test_a_stopped_run_still_reports(self):
         program(self.bundle / "tests/gutf8_cpu_tests", "echo '[       OK ] Slow.First (1 ms)'\nsleep 60\n")
         d = subprocess.Popen([sys.executable, str(DRIVER), str(self.out), "cpu_tests", "cpu_codec", "--gpus", "0",
@@ -182,7 +247,7 @@ class DriverWithoutGpu(unittest.TestCase):
     def test_list_names_every_group(self):
         p = subprocess.run([sys.executable, str(DRIVER), "--list"], capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0)
-        for g in ("tests", "reliability", "bench", "files", "multi_gpu"):
+        for g in ("tests", "reliability", "bench", "files", "engine", "kernels", "multi_gpu"):
             self.assertIn(f"group {g}:", p.stdout)
 
 

@@ -1,0 +1,85 @@
+"""Input engine parts: its GPU tests (the engine's GPU lanes, the CUDA backend, the CUDA block
+processor, and the Python file and device tests from the carried wheel), and bench/host_engine.py:
+the engine against simdutf, isutf8 and wc, wall clock from process start."""
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+
+from .core import ROOT, Context, Outcome, group, gtest_counts, part, tail
+from .tests import python_site
+
+ENGINE_GPU_TESTS = "EngineGpu.*:CudaBackend.*:CudaBlockProcessor.*"
+PYTHON_ENGINE_TESTS = ["tests/python/test_files.py", "tests/python/test_device.py"]
+
+
+@part("engine_tests", cap=500, needs=("tests/gutf8_gpu_tests",),
+      help="the engine's GPU tests (GPU lanes, CUDA backend and block processor), then the Python file and device tests")
+def engine_tests(ctx: Context) -> Outcome:
+    step = ctx.run("engine_tests", [ctx.path("tests/gutf8_gpu_tests"), "--gtest_color=no",
+                                    f"--gtest_filter={ENGINE_GPU_TESTS}"], 300)
+    ok = step.ok
+    summary = f"GPU tests rc {step.rc}{' (time limit)' if step.timed_out else ''}: {gtest_counts(step.text()).line()}"
+    site = python_site(ctx)
+    if site is None:
+        summary += "; pytest not run (no wheel in .device-python/)"
+    else:
+        py = ctx.run("engine_pytest", [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                                       *PYTHON_ENGINE_TESTS], 200, env={"PYTHONPATH": site})
+        ok &= py.ok
+        lines = py.text().strip().splitlines()
+        summary += f"; pytest rc {py.rc}: {lines[-1] if lines else ''}"
+    return Outcome("engine_tests", "pass" if ok else "fail", summary)
+
+
+def peer(ctx: Context, name: str) -> str | None:
+    """A peer carried in .probe/peers/ (built here: ../shared/peers/simdutf/build.sh .probe/peers, and
+    cp /usr/bin/isutf8 .probe/peers/), else one on PATH."""
+    carried = ROOT / ".probe/peers" / name
+    if carried.is_file() and os.access(carried, os.X_OK):
+        return str(carried)
+    return shutil.which(name)
+
+
+def engine_cases(ctx: Context, isutf8: str | None, site: str | None) -> tuple[list, list]:
+    """The cases asked for (--engine-cases), less those whose tools are missing, and why."""
+    cases = ctx.options.get("engine_cases", "big,scaling,small,pipe,python").split(",")
+    dropped = []
+    if isutf8 is None:
+        dropped += [f"{c} (no isutf8)" for c in cases if c in ("small", "python")]
+        cases = [c for c in cases if c not in ("small", "python")]
+    if site is None and "python" in cases:
+        dropped.append("python (no wheel in .device-python/)")
+        cases.remove("python")
+    return cases, dropped
+
+
+@part("host_engine", cap=580, gpu=False, needs=("gutf8",),
+      help="bench/host_engine.py: the engine beside simdutf, isutf8 and wc (--engine-cases, --engine-sizes, --reps)")
+def host_engine(ctx: Context) -> Outcome:
+    simdutf, isutf8 = peer(ctx, "simdutf_files"), peer(ctx, "isutf8")
+    site = python_site(ctx)
+    cases, dropped = engine_cases(ctx, isutf8, site)
+    if not cases:
+        return Outcome("host_engine", "skip", "no case left: " + ", ".join(dropped))
+    commit = "+".join((ctx.bundle / "COMMIT").read_text().split()) if (ctx.bundle / "COMMIT").exists() else "unknown"
+    table = ctx.out / "host_engine.csv"
+    args = [sys.executable, "bench/host_engine.py", "--gutf8", ctx.bundle / "gutf8", "--simdutf", simdutf or "",
+            "--isutf8", isutf8 or "isutf8", "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"),
+            "--out", table, "--cases", ",".join(cases), "--sizes", ctx.options.get("engine_sizes", "2G,16G"),
+            "--reps", ctx.options.get("reps", "5"), "--commit", commit,
+            "--machine", f"{platform.node()} ({os.cpu_count()} CPUs)"]
+    if ctx.gpus > 0:
+        args.append("--cuda")
+    step = ctx.run("host_engine", args, 560, env={"PYTHONPATH": site} if site else None)
+    notes = [] if simdutf else ["no simdutf peer: its rows left out"]
+    notes += [f"left out: {d}" for d in dropped]
+    return Outcome("host_engine", "pass" if step.ok else "fail",
+                   f"rc {step.rc}{' (time limit)' if step.timed_out else ''}; host_engine.csv"
+                   + "".join(f"; {n}" for n in notes),
+                   details="```\n" + tail(step.log, 40) + "\n```\n")
+
+
+group("engine", ["engine_tests", "host_engine"])
