@@ -18,7 +18,7 @@ b'h\\xc3\\xa9'
 ``errors`` is ``"strict"`` (raise :class:`DecodeError` / :class:`EncodeError` at the first
 error unit), ``"replace"`` (U+FFFD) or ``"drop"`` (``"ignore"`` is accepted as its alias).
 
-Files (the library's file pipeline, all cores and, with ``backend="auto"``, the GPU when it
+Files (the library's input engine, all cores and, with ``backend="auto"``, the GPU when it
 pays): :func:`validate_file`, :func:`decode_file`, :func:`repair_file` (written atomically),
 each with an optional ``progress(done_bytes)`` callback. The GPU lanes a file run builds are kept
 for the next run (:data:`gpu_lanes`).
@@ -56,9 +56,9 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-#: The GPU lanes the file functions keep from one call for the next (CUDA streams, device buffers,
-#: 48-144 MiB of page-locked host memory each, at most 8): a second GPU run of a file starts at
-#: once instead of building them again (~0.1 s a call). ``gpu_lanes.idle`` counts them,
+#: The GPU lanes the file functions keep from one call for the next (CUDA streams, device buffers
+#: and page-locked host memory each, at most 8): a second GPU run starts at once instead of
+#: building them again (bench/results/gpu_file_calls_h200.md). ``gpu_lanes.idle`` counts them,
 #: ``gpu_lanes.clear()`` frees them; they are freed at exit, while CUDA is still up. A run uses
 #: 2-3 lanes a GPU: on more than two GPUs set ``gutf8.gpu_lanes = gutf8.GpuLaneCache(24)``;
 #: ``gutf8.gpu_lanes = None`` keeps none.

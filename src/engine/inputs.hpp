@@ -74,7 +74,7 @@ class random_input final : public job_input {
   std::uint64_t released_ = 0;  // the map's bytes before this have left the process
 };
 
-// A stream's chunk: cut at a unit start, so that it is processed on its own (file/pieces.hpp).
+// A stream's chunk: cut at a unit start, so that it is processed on its own (engine/pieces.hpp).
 struct chunk {
   std::vector<std::uint8_t> bytes;  // the chunk, then up to 3 bytes of the next (the carry)
   std::size_t end = 0;              // units that start before end are this chunk's

@@ -1,4 +1,4 @@
-// GPU lanes: a thread that drives one GPU through its CUDA block processor (cuda/cuda_block.hpp,
+// GPU lanes: a thread that drives one GPU through its CUDA block processor (codec/gpu_backend.hpp,
 // whose two CUDA streams overlap copies and kernels inside a run), taking a run of many pieces of a
 // big input at once into page-locked memory (filled by pread on a few threads), or one chunk of a
 // stream, or one small input. Two or three lanes a GPU, so that one fills its buffer while

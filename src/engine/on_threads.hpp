@@ -1,5 +1,5 @@
-// Runs a loop's iterations on a few threads at once: the file pipeline's fills, copies and line
-// counts share it.
+// Runs a loop's iterations on a few threads at once: a GPU lane's fills and the line counts that
+// place a first error share it.
 #pragma once
 
 #include <algorithm>

@@ -5,8 +5,8 @@
 // each nominal offset: the worker that reads a piece's window (its nominal range widened by
 // piece_lead bytes before and piece_tail after) finds both bounds itself, and neighbours agree.
 // Every unit of the input then lies in exactly one piece, no partial sequence is carried, and
-// stream_core::commit accounts the pieces in input order. The CLI runs regular files on all cores
-// this way (gutf8::process_file, file/process_file.cpp).
+// stream_core::commit accounts the pieces in input order. The input engine runs big files on all
+// cores this way (engine/run.cpp).
 #pragma once
 
 #include <cstddef>

@@ -41,8 +41,8 @@ run_plan plan_run(const run_config& config) {
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   run_plan p;
   p.gpu_only = sc.backend.backend == backend::cuda;
-  // One hardware thread in eight is left to the committing thread and the system: on the 16-vCPU
-  // GPU host 14 workers beat 16 (bench/results/e2e.md).
+  // One hardware thread in eight is left to the committing thread and the system
+  // (bench/results/host_engine_h200.md).
   p.cpu_workers = sc.backend.threads != 0 ? sc.backend.threads : hardware - hardware / 8;
   if (p.gpu_only || (GUTF8_HAVE_CUDA && sc.backend.backend == backend::auto_select)) {
     p.all_devices = config.all_devices;
