@@ -28,6 +28,10 @@ bool board::within_budget(const job& j, std::uint64_t piece, std::uint64_t count
   return behind_in_flight_ == 0 || behind_in_flight_ + count <= limits_.ahead;
 }
 
+bool board::may_open(const job& j) const noexcept {
+  return within_budget(j, 0, 1) && (is_front(j) || small_in_flight_ < limits_.small_ahead);
+}
+
 void board::take(job& j, std::uint64_t count) {
   j.in_flight_ += count;
   if (!is_front(j)) behind_in_flight_ += count;
@@ -62,7 +66,7 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
 std::optional<task> board::find_work(const worker_traits& w) {
   for (const auto& jp : jobs_) {
     job& j = *jp;
-    if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && within_budget(j, 0, 1)) {
+    if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && may_open(j)) {
       j.opening_ = true;
       take(j, 1);
       return task{task::kind::open, &j, {}};
@@ -72,7 +76,7 @@ std::optional<task> board::find_work(const worker_traits& w) {
   const bool more = first_ + jobs_.size() < inputs_;
   if (!more || !w.opens || holding_ >= limits_.open_jobs) return std::nullopt;
   auto fresh = std::make_unique<job>(first_ + jobs_.size());
-  if (!jobs_.empty() && !within_budget(*fresh, 0, 1)) return std::nullopt;
+  if (!jobs_.empty() && !may_open(*fresh)) return std::nullopt;
   job& j = *jobs_.emplace_back(std::move(fresh));
   j.opening_ = true;
   take(j, 1);
@@ -98,12 +102,14 @@ std::optional<task> board::claim(const worker_traits& w, const std::function<voi
     if (nothing_left(w)) return std::nullopt;
     if (before_wait && !told) {
       told = true;
+      settle_committer();
       lock.unlock();
       before_wait();
       lock.lock();
       continue;  // the board may have changed meanwhile
     }
     // CPU workers wait apart: any of them can use a slot of budget, so one is woken for one.
+    settle_committer();
     std::condition_variable& cv = w.opens ? cpu_work_ : work_;
     std::size_t& idle = w.opens ? idle_cpu_ : idle_;
     ++idle;
@@ -122,7 +128,8 @@ std::optional<task> board::try_claim(const worker_traits& w) {
 
 // ---------------------------------------------------------------------- openers ----
 
-void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd) {
+void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd,
+                   std::uint64_t bytes) {
   wakes wake;
   {
     std::lock_guard lock(m_);
@@ -136,11 +143,19 @@ void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t 
     if (shape == job_shape::whole && readable == 0) {
       j.next_ = j.readable_ = pieces;
       j.unfinished_ += pieces;
+      if (!is_front(j) && bytes <= limits_.small_bytes) {  // its piece goes back to the budget
+        j.small_ = true;
+        behind_in_flight_ -= 1;
+        ++small_in_flight_;
+      }
     } else {
       j.in_flight_ -= 1;
       if (!is_front(j)) behind_in_flight_ -= 1;
     }
-    if (shape == job_shape::chunks) j.reading_ = true;
+    if (shape == job_shape::chunks) {
+      j.reading_ = true;
+      settle_committer();  // its reader may wait long for input
+    }
     wake = {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j)};
   }
   notify(wake);
@@ -175,6 +190,7 @@ bool board::reserve_chunk(job& j, const std::function<bool()>& help) {
     const bool helped = help && help();
     lock.lock();
     if (!helped && !cancelled_ && !j.closed_ && !within_budget(j, j.reserved_, 1)) {
+      settle_committer();
       ++idle_;
       work_.wait(lock);
       --idle_;
@@ -221,13 +237,20 @@ void board::publish(job& j, run_result&& r) {
   {
     std::lock_guard lock(m_);
     j.unfinished_ -= r.run.count;
-    if (cancelled_ || j.closed_) {
+    const bool kept = !cancelled_ && !j.closed_;
+    if (!kept) {
       release = std::move(r.release);
     } else {
       const std::uint64_t first = r.run.first;
       j.done_.emplace(first, std::move(r));
     }
-    wake = committer_waits_ && is_front(j);  // the committer alone waits for results, the front's
+    // The committer alone waits for results, the front's. A small input's opener goes on opening
+    // the next ones: the committer is woken for a batch of them (or before the opener sleeps).
+    if (committer_waits_ && (is_front(j) || owed_ != 0)) {
+      const bool batched = kept && j.shape_ == job_shape::whole && !j.gpu && first_ + jobs_.size() < inputs_;
+      wake = !batched || ++owed_ >= std::max<std::size_t>(limits_.small_ahead / 4, 1);
+      if (wake) owed_ = 0;
+    }
   }
   if (release) release();
   if (wake) results_.notify_all();
@@ -262,6 +285,12 @@ void board::fail_run(std::exception_ptr why) {
     if (!run_failure_) run_failure_ = std::move(why);
   }
   notify({true, true});
+}
+
+void board::settle_committer() {
+  if (owed_ == 0 || !committer_waits_) return;
+  owed_ = 0;
+  results_.notify_all();
 }
 
 void board::worker_ended(const worker_traits& w) {
@@ -321,6 +350,7 @@ front_event board::await_front() {
     committer_waits_ = true;
     results_.wait(lock);
     committer_waits_ = false;
+    owed_ = 0;
   }
 }
 
@@ -339,7 +369,8 @@ void board::committed(const piece_run& run) {
 // each waiting for its own kind of work).
 void board::grew(std::uint64_t slots) {
   freed_ += slots;
-  if (freed_ >= 4) wake_for_budget();
+  // Openers of small inputs are woken once half their budget is free, not for each input.
+  if (freed_ >= 4 && small_in_flight_ <= limits_.small_ahead / 2) wake_for_budget();
 }
 
 void board::wake_for_budget() {
@@ -368,6 +399,7 @@ std::unique_ptr<job> board::finish_front() {
       committer_waits_ = true;
       results_.wait(lock, [&] { return j.unfinished_ == 0 && !j.reading_; });
       committer_waits_ = false;
+      owed_ = 0;
     }
     drop_outputs(j, releases);
     holding_ -= j.holds_fd_ ? 1 : 0;
@@ -376,8 +408,14 @@ std::unique_ptr<job> board::finish_front() {
     ++first_;
     std::uint64_t freed = 1;  // a job's place: one more may open
     if (!jobs_.empty()) {
-      behind_in_flight_ -= jobs_.front()->in_flight_;
-      freed += jobs_.front()->in_flight_;
+      job& next = *jobs_.front();
+      if (next.small_) {
+        next.small_ = false;
+        --small_in_flight_;
+      } else {
+        behind_in_flight_ -= next.in_flight_;
+        freed += next.in_flight_;
+      }
     }
     grew(freed);
   }

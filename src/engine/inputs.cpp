@@ -80,9 +80,8 @@ opened_input open_regular(descriptor fd, std::uint64_t base, std::uint64_t size,
   if (total <= plan.whole_bytes) {
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(total));
     if (pread_full(fd.get(), bytes, base) != bytes.size()) shrank();
-    if (::lseek(fd.get(), static_cast<off_t>(base + total), SEEK_SET) < 0) {
-      // Only a borrowed descriptor's offset matters; an owned one is closed right away.
-    }
+    // Only a borrowed descriptor's offset matters; an owned one is closed right away.
+    if (!fd.owned()) (void)::lseek(fd.get(), static_cast<off_t>(base + total), SEEK_SET);
     auto in = std::make_unique<whole_input>(std::move(bytes));
     const std::span<const std::uint8_t> view = in->bytes();
     return whole_from(view, std::move(in));
@@ -302,7 +301,15 @@ void stream_input::recycle(std::vector<std::uint8_t>&& bytes) {
 
 // ------------------------------------------------------------------------- opening ----
 
-opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/) {
+bool filesystem_memo::size_is_nominal(int fd, std::uint64_t device) {
+  if (device_ != device) {
+    nominal_ = internal::size_is_nominal(fd);
+    device_ = device;
+  }
+  return nominal_;
+}
+
+opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/, filesystem_memo& filesystems) {
   if (what.what() == input::kind::memory) return open_memory(what.bytes(), plan);
   descriptor fd;
   std::uint64_t base = 0;
@@ -316,7 +323,7 @@ opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/)
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw system_call_failure(errno);
   if (S_ISDIR(st.st_mode)) throw system_call_failure(EISDIR);
-  if (S_ISREG(st.st_mode) && !size_is_nominal(fd.get())) {
+  if (S_ISREG(st.st_mode) && !filesystems.size_is_nominal(fd.get(), st.st_dev)) {
     if (what.what() == input::kind::descriptor) {
       const off_t at = ::lseek(fd.get(), 0, SEEK_CUR);
       base = at < 0 ? 0 : static_cast<std::uint64_t>(at);

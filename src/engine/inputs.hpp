@@ -33,6 +33,7 @@ class descriptor {
   descriptor& operator=(const descriptor&) = delete;
   ~descriptor();
   [[nodiscard]] int get() const noexcept { return fd_; }
+  [[nodiscard]] bool owned() const noexcept { return owned_; }
 
  private:
   int fd_ = -1;
@@ -125,6 +126,17 @@ class whole_input final : public job_input {
   std::span<const std::uint8_t> bytes_;
 };
 
+// Whether a file's size is nominal (engine/inputs.cpp), remembered for the last file system seen:
+// one fstatfs for a run of files on one file system rather than one a file.
+class filesystem_memo {
+ public:
+  bool size_is_nominal(int fd, std::uint64_t device);
+
+ private:
+  std::optional<std::uint64_t> device_;
+  bool nominal_ = false;
+};
+
 // What opening an input found.
 struct opened_input {
   job_shape shape = job_shape::whole;
@@ -134,6 +146,6 @@ struct opened_input {
   bool holds_fd = false;
 };
 
-opened_input open_input(const input& what, const run_plan& plan, bool utf32);
+opened_input open_input(const input& what, const run_plan& plan, bool utf32, filesystem_memo& filesystems);
 
 }  // namespace gutf8::internal

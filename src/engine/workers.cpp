@@ -131,7 +131,7 @@ void read_stream(worker& w, const run_context& run, job& j) {
 void open_job(worker& w, const run_context& run, job& j) {
   opened_input o;
   try {
-    o = open_input(run.inputs[j.index], run.plan, run.config.stream.operation == operation::encode);
+    o = open_input(run.inputs[j.index], run.plan, run.config.stream.operation == operation::encode, w.filesystems());
   } catch (...) {
     run.work.open_failed(j, std::current_exception());
     return;
@@ -140,7 +140,7 @@ void open_job(worker& w, const run_context& run, job& j) {
   switch (o.shape) {
     case job_shape::whole:
       if (!run.plan.gpu_only) {
-        run.work.opened(j, job_shape::whole, 1, 0, false);
+        run.work.opened(j, job_shape::whole, 1, 0, false, o.whole.size());
         try {
           run.work.publish(j, w.process(j, piece_run{0, 1}));
         } catch (...) {

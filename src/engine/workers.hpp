@@ -56,6 +56,7 @@ class worker {
   worker& operator=(const worker&) = delete;
 
   [[nodiscard]] std::size_t id() const noexcept { return id_; }
+  [[nodiscard]] filesystem_memo& filesystems() noexcept { return filesystems_; }
   [[nodiscard]] virtual const worker_traits& traits() const noexcept = 0;
   // On the worker's own thread, before its first run. A run_given_back keeps the worker out of the
   // run; any other failure ends the run.
@@ -69,6 +70,7 @@ class worker {
 
  private:
   std::size_t id_;
+  filesystem_memo filesystems_;  // of the inputs it opens
 };
 
 class cpu_worker final : public worker {
