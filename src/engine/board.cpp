@@ -47,7 +47,7 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
     const piece_run run{back.first, std::min(w.run_pieces, back.count)};
     back.first += run.count;
     back.count -= run.count;
-    if (back.count == 0) j.given_back_.pop_front();
+    if (back.count == 0) j.given_back_.erase(j.given_back_.begin());
     j.unfinished_ += run.count;
     return task{task::kind::run, &j, run};
   }
@@ -133,32 +133,51 @@ void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t 
   wakes wake;
   {
     std::lock_guard lock(m_);
-    j.opening_ = false;
-    j.shape_ = shape;
-    j.readable_ = readable;
-    j.complete_ = shape != job_shape::chunks;
-    j.holds_fd_ = holds_fd;
-    holding_ += holds_fd ? 1 : 0;
-    // The open's slot in flight: the opener's own piece of a whole job, else given up.
-    if (shape == job_shape::whole && readable == 0) {
-      j.next_ = j.readable_ = pieces;
-      j.unfinished_ += pieces;
-      if (!is_front(j) && bytes <= limits_.small_bytes) {  // its piece goes back to the budget
-        j.small_ = true;
-        behind_in_flight_ -= 1;
-        ++small_in_flight_;
-      }
-    } else {
-      j.in_flight_ -= 1;
-      if (!is_front(j)) behind_in_flight_ -= 1;
-    }
-    if (shape == job_shape::chunks) {
-      j.reading_ = true;
-      settle_committer();  // its reader may wait long for input
-    }
-    wake = {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j)};
+    wake = mark_opened(j, shape, pieces, readable, holds_fd, bytes);
   }
   notify(wake);
+}
+
+void board::opened_whole(job& j, run_result&& r, std::uint64_t bytes) {
+  std::function<void()> release;
+  wakes wake;
+  {
+    std::lock_guard lock(m_);
+    wake = mark_opened(j, job_shape::whole, 1, 0, false, bytes);
+    wake.committer = store(j, std::move(r), release);
+  }
+  if (release) release();
+  notify(wake);
+}
+
+board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable,
+                                bool holds_fd, std::uint64_t bytes) {
+  j.opening_ = false;
+  j.shape_ = shape;
+  j.readable_ = readable;
+  j.complete_ = shape != job_shape::chunks;
+  j.holds_fd_ = holds_fd;
+  holding_ += holds_fd ? 1 : 0;
+  // The open's slot in flight: the opener's own piece of a whole job, else given up.
+  if (shape == job_shape::whole && readable == 0) {
+    j.next_ = j.readable_ = pieces;
+    j.unfinished_ += pieces;
+    if (!is_front(j) && bytes <= limits_.small_bytes) {  // its piece goes back to the budget
+      j.small_ = true;
+      behind_in_flight_ -= 1;
+      ++small_in_flight_;
+    }
+  } else {
+    j.in_flight_ -= 1;
+    if (!is_front(j)) behind_in_flight_ -= 1;
+  }
+  if (shape == job_shape::chunks) {
+    j.reading_ = true;
+    settle_committer();  // its reader may wait long for input
+  }
+  // A whole job's opener publishes its result next: the committer waits for that.
+  const bool publishes = shape == job_shape::whole && readable == 0;
+  return {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j) && !publishes};
 }
 
 void board::open_failed(job& j, std::exception_ptr why) {
@@ -236,24 +255,28 @@ void board::publish(job& j, run_result&& r) {
   bool wake = false;
   {
     std::lock_guard lock(m_);
-    j.unfinished_ -= r.run.count;
-    const bool kept = !cancelled_ && !j.closed_;
-    if (!kept) {
-      release = std::move(r.release);
-    } else {
-      const std::uint64_t first = r.run.first;
-      j.done_.emplace(first, std::move(r));
-    }
-    // The committer alone waits for results, the front's. A small input's opener goes on opening
-    // the next ones: the committer is woken for a batch of them (or before the opener sleeps).
-    if (committer_waits_ && (is_front(j) || owed_ != 0)) {
-      const bool batched = kept && j.shape_ == job_shape::whole && !j.gpu && first_ + jobs_.size() < inputs_;
-      wake = !batched || ++owed_ >= std::max<std::size_t>(limits_.small_ahead / 4, 1);
-      if (wake) owed_ = 0;
-    }
+    wake = store(j, std::move(r), release);
   }
   if (release) release();
   if (wake) results_.notify_all();
+}
+
+bool board::store(job& j, run_result&& r, std::function<void()>& release) {
+  j.unfinished_ -= r.run.count;
+  const bool kept = !cancelled_ && !j.closed_;
+  if (!kept) {
+    release = std::move(r.release);
+  } else {
+    const std::uint64_t first = r.run.first;
+    j.done_.emplace(first, std::move(r));
+  }
+  // The committer alone waits for results, the front's. A small input's opener goes on opening
+  // the next ones: the committer is woken for a batch of them (or before the opener sleeps).
+  if (!committer_waits_ || (!is_front(j) && owed_ == 0)) return false;
+  const bool batched = kept && j.shape_ == job_shape::whole && !j.gpu && first_ + jobs_.size() < inputs_;
+  if (batched && ++owed_ < std::max<std::size_t>(limits_.small_ahead / 4, 1)) return false;
+  owed_ = 0;
+  return true;
 }
 
 void board::give_back(job& j, const piece_run& run) {

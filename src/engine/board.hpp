@@ -82,7 +82,7 @@ class job {
   std::uint64_t committed_ = 0;   // the first piece not committed
   std::uint64_t in_flight_ = 0;   // claimed, reserved or done, and not committed
   std::uint64_t unfinished_ = 0;  // claimed and neither published, given back nor failed
-  std::deque<piece_run> given_back_;
+  std::vector<piece_run> given_back_;  // a queue, seldom used: a deque would allocate for every job
   std::map<std::uint64_t, run_result> done_;            // by first piece
   struct failure {
     std::exception_ptr why;
@@ -158,6 +158,8 @@ class board {
   void chunk_processed(job& j, run_result&& r);  // ... or the reader did it itself
   void chunks_end(job& j);                     // no more chunks (the stream ended)
   void publish(job& j, run_result&& r);
+  // opened(j, whole, 1, 0, false, bytes) and publish(j, r) at once: a small input's opener did it.
+  void opened_whole(job& j, run_result&& r, std::uint64_t bytes);
   void give_back(job& j, const piece_run& run);
   // A failure at `run` of job j (run.count may be 0): fatal = false, the input cannot be read and
   // the job fails there while the run goes on; fatal = true, the run ends there.
@@ -212,6 +214,10 @@ class board {
     bool workers = false, committer = false;
   };
   void notify(const wakes& w);
+  // Under the lock: opened's and publish's changes, and whom they wake.
+  wakes mark_opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd,
+                    std::uint64_t bytes);
+  bool store(job& j, run_result&& r, std::function<void()>& release);
   void grew(std::uint64_t slots);
   void wake_for_budget();
   std::uint64_t freed_ = 0;  // budget freed since the idle were last woken
