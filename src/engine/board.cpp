@@ -63,9 +63,23 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
   return task{task::kind::run, &j, run};
 }
 
+// Nothing of the job can be claimed now: it is closed, being opened, or every piece it has is
+// taken. What gives it some again (opened, a chunk read, a run given back) calls may_claim.
+bool board::nothing_to_claim(const job& j) noexcept {
+  if (j.closed_) return true;
+  if (j.shape_ == job_shape::unopened) return j.opening_;
+  return j.next_ >= j.readable_ && j.given_back_.empty();
+}
+
+void board::may_claim(const job& j) noexcept {
+  if (j.index >= first_) skip_ = std::min(skip_, j.index - first_);
+}
+
 std::optional<task> board::find_work(const worker_traits& w) {
-  for (const auto& jp : jobs_) {
-    job& j = *jp;
+  // Hundreds of small jobs may wait for their commit: the search starts past those at the front.
+  while (skip_ < jobs_.size() && nothing_to_claim(*jobs_[skip_])) ++skip_;
+  for (std::size_t k = skip_; k < jobs_.size(); ++k) {
+    job& j = *jobs_[k];
     if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && may_open(j)) {
       j.opening_ = true;
       take(j, 1);
@@ -153,6 +167,7 @@ void board::opened_whole(job& j, run_result&& r, std::uint64_t bytes) {
 board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable,
                                 bool holds_fd, std::uint64_t bytes) {
   j.opening_ = false;
+  may_claim(j);
   j.shape_ = shape;
   j.readable_ = readable;
   j.complete_ = shape != job_shape::chunks;
@@ -222,6 +237,7 @@ void board::chunk_readable(job& j) {
   {
     std::lock_guard lock(m_);
     ++j.readable_;
+    may_claim(j);
     wake = idle_ != 0 || idle_cpu_ != 0;
   }
   if (wake) notify({true, false});
@@ -285,6 +301,7 @@ void board::give_back(job& j, const piece_run& run) {
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.given_back_.push_back(run);
+    may_claim(j);
     wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_};
   }
   notify(wake);
@@ -428,6 +445,7 @@ std::unique_ptr<job> board::finish_front() {
     holding_ -= j.holds_fd_ ? 1 : 0;
     ended = std::move(jobs_.front());
     jobs_.pop_front();
+    skip_ -= skip_ != 0 ? 1 : 0;
     ++first_;
     std::uint64_t freed = 1;  // a job's place: one more may open
     if (!jobs_.empty()) {

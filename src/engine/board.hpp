@@ -191,6 +191,8 @@ class board {
   [[nodiscard]] bool within_budget(const job& j, std::uint64_t piece, std::uint64_t count) const noexcept;
   [[nodiscard]] bool may_open(const job& j) const noexcept;
   std::optional<task> find_work(const worker_traits& w);
+  [[nodiscard]] static bool nothing_to_claim(const job& j) noexcept;
+  void may_claim(const job& j) noexcept;
   std::optional<task> work_in(job& j, const worker_traits& w);
   void take(job& j, std::uint64_t count);
   [[nodiscard]] bool nothing_left(const worker_traits& w) const;
@@ -223,6 +225,7 @@ class board {
   std::uint64_t freed_ = 0;  // budget freed since the idle were last woken
   std::deque<std::unique_ptr<job>> jobs_;  // inputs [first_, first_ + jobs_.size())
   std::size_t first_ = 0;                  // the front job's index
+  std::size_t skip_ = 0;                   // jobs_[0, skip_) have nothing to claim: find_work skips them
   std::uint64_t behind_in_flight_ = 0;     // in flight in jobs behind the front
   std::size_t small_in_flight_ = 0;        // small jobs behind the front (job::small_)
   std::size_t working_;                    // workers whose threads have not ended
