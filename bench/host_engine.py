@@ -7,7 +7,8 @@ Cases (--cases, comma-separated):
            (../shared/peers, `simdutf_files validate|decode FILE T`); `validate --replace -o /dev/null`
            against gutf8's own validate
   scaling  validate of the first big English file at 1..all threads, gutf8 beside simdutf
-  small    `validate -l` over many small files against `isutf8 -l` (and --backend=cuda with --cuda)
+  small    `validate -l` over many small files against `isutf8 -l` and a CPython loop (and --backend=cuda
+           with --cuda)
   pipe     `cat FILE | gutf8 validate` against `cat FILE | wc -c`
   python   gutf8.validate_file against the CLI, gutf8.validate_files over the small files against isutf8 -l
 
@@ -138,6 +139,18 @@ def scaling_case(a, rec: Recorder, path: str, label: str) -> None:
             rec.add("scaling", "simdutf validate", label, t, size, m, runs)
 
 
+# What a Python user would write for `-l`: each file read whole and decoded strictly.
+CPYTHON_LIST = """import sys
+for name in sys.argv[1:]:
+    with open(name, 'rb') as f:
+        data = f.read()
+    try:
+        data.decode('utf-8')
+    except UnicodeDecodeError:
+        print(name)
+"""
+
+
 def small_case(a, rec: Recorder, names: list[str]) -> None:
     total = sum(os.path.getsize(n) for n in names)
     label = f"{len(names)} small files"
@@ -148,6 +161,8 @@ def small_case(a, rec: Recorder, names: list[str]) -> None:
     rec.add("small", "isutf8 -l", label, 1, total, m, runs)
     m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cpu", a.reps)
     rec.add("small", "gutf8 validate -l --backend=cpu", label, a.threads, total, m, runs)
+    m, runs, _ = timed(f"xargs -s 1900000 -a {listing} {shlex.quote(sys.executable)} -c {shlex.quote(CPYTHON_LIST)}", a.reps)
+    rec.add("small", "CPython loop", label, 1, total, m, runs)
     if a.cuda:  # fewer runs: each starts CUDA
         m, runs, _ = timed(f"timeout {a.cuda_timeout} xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cuda",
                            min(a.reps, 3))

@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <utility>
@@ -369,11 +370,11 @@ void parse_devices(const std::string& text, command c, cli_options& o) {
   if (list.devices.size() > 1) o.devices = list.devices;  // one GPU: options::device says it
 }
 
-cli_options to_options(command c, const raw_values& v) {
+cli_options to_options(command c, raw_values& v) {
   check_combinations(c, v);
   cli_options o;
   o.command = c;
-  o.inputs = v.inputs.empty() ? std::vector<std::string>{"-"} : v.inputs;
+  o.inputs = v.inputs.empty() ? std::vector<std::string>{"-"} : std::move(v.inputs);
   if (!v.output.empty() && v.output != "-") o.output = v.output;
   o.force = v.force || v.output == "-";
   if (c == command::decode || c == command::encode) {
@@ -432,7 +433,7 @@ std::vector<std::string> split_inputs(const po::options_description& all, std::v
       break;
     }
     if (t.size() < 2 || t.front() != '-') {
-      inputs.push_back(t);
+      inputs.push_back(std::move(args[i]));  // args is replaced by the options below
       continue;
     }
     options.push_back(t);
@@ -503,9 +504,8 @@ std::size_t parse_size(std::string_view text, std::string_view option, std::size
 }
 
 parse_result parse_command_line(int argc, const char* const* argv) {
-  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-  if (args.empty()) throw usage_error("missing command (decode, encode, validate or stats)",
-                                      help_hint(std::nullopt));
+  if (argc <= 1) throw usage_error("missing command (decode, encode, validate or stats)", help_hint(std::nullopt));
+  std::vector<std::string> args(argv + 1, argv + argc);
   const std::string& first = args.front();
   if (first == "-h" || first == "--help") {
     // "gutf8 --help validate" is read as "gutf8 validate --help".
@@ -514,7 +514,8 @@ parse_result parse_command_line(int argc, const char* const* argv) {
   }
   if (first == "--version") return {parse_result::action::print_text, {}, version_text()};
   if (const auto c = command_named(first))
-    return parse_command(*c, std::vector<std::string>(args.begin() + 1, args.end()));
+    return parse_command(*c, std::vector<std::string>(std::make_move_iterator(args.begin() + 1),
+                                                      std::make_move_iterator(args.end())));
   if (first.starts_with('-'))
     throw usage_error("missing command before '" + first +
                           "' (decode, encode, validate or stats come first)",

@@ -59,7 +59,7 @@ struct vector_masks {
   std::uint32_t ge_c0, ge_e0, ge_f0;  // lead classes: 2+, 3+ and 4-byte sequences
 };
 
-GUTF8_AVX2 inline vector_masks analyse(const u8* p) noexcept {
+GUTF8_AVX2 GUTF8_ALWAYS_INLINE inline vector_masks analyse(const u8* p) noexcept {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const std::uint32_t non_ascii = mask_of(v);
   if (non_ascii == 0) return {0, ~0u, 0, 0, 0, 0};

@@ -28,6 +28,10 @@ bool board::within_budget(const job& j, std::uint64_t piece, std::uint64_t count
   return behind_in_flight_ == 0 || behind_in_flight_ + count <= limits_.ahead;
 }
 
+bool board::may_open(const job& j) const noexcept {
+  return within_budget(j, 0, 1) && (is_front(j) || small_in_flight_ < limits_.small_ahead);
+}
+
 void board::take(job& j, std::uint64_t count) {
   j.in_flight_ += count;
   if (!is_front(j)) behind_in_flight_ += count;
@@ -43,7 +47,7 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
     const piece_run run{back.first, std::min(w.run_pieces, back.count)};
     back.first += run.count;
     back.count -= run.count;
-    if (back.count == 0) j.given_back_.pop_front();
+    if (back.count == 0) j.given_back_.erase(j.given_back_.begin());
     j.unfinished_ += run.count;
     return task{task::kind::run, &j, run};
   }
@@ -59,10 +63,24 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
   return task{task::kind::run, &j, run};
 }
 
+// Nothing of the job can be claimed now: it is closed, being opened, or every piece it has is
+// taken. What gives it some again (opened, a chunk read, a run given back) calls may_claim.
+bool board::nothing_to_claim(const job& j) noexcept {
+  if (j.closed_) return true;
+  if (j.shape_ == job_shape::unopened) return j.opening_;
+  return j.next_ >= j.readable_ && j.given_back_.empty();
+}
+
+void board::may_claim(const job& j) noexcept {
+  if (j.index >= first_) skip_ = std::min(skip_, j.index - first_);
+}
+
 std::optional<task> board::find_work(const worker_traits& w) {
-  for (const auto& jp : jobs_) {
-    job& j = *jp;
-    if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && within_budget(j, 0, 1)) {
+  // Hundreds of small jobs may wait for their commit: the search starts past those at the front.
+  while (skip_ < jobs_.size() && nothing_to_claim(*jobs_[skip_])) ++skip_;
+  for (std::size_t k = skip_; k < jobs_.size(); ++k) {
+    job& j = *jobs_[k];
+    if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && may_open(j)) {
       j.opening_ = true;
       take(j, 1);
       return task{task::kind::open, &j, {}};
@@ -72,7 +90,7 @@ std::optional<task> board::find_work(const worker_traits& w) {
   const bool more = first_ + jobs_.size() < inputs_;
   if (!more || !w.opens || holding_ >= limits_.open_jobs) return std::nullopt;
   auto fresh = std::make_unique<job>(first_ + jobs_.size());
-  if (!jobs_.empty() && !within_budget(*fresh, 0, 1)) return std::nullopt;
+  if (!jobs_.empty() && !may_open(*fresh)) return std::nullopt;
   job& j = *jobs_.emplace_back(std::move(fresh));
   j.opening_ = true;
   take(j, 1);
@@ -98,12 +116,14 @@ std::optional<task> board::claim(const worker_traits& w, const std::function<voi
     if (nothing_left(w)) return std::nullopt;
     if (before_wait && !told) {
       told = true;
+      settle_committer();
       lock.unlock();
       before_wait();
       lock.lock();
       continue;  // the board may have changed meanwhile
     }
     // CPU workers wait apart: any of them can use a slot of budget, so one is woken for one.
+    settle_committer();
     std::condition_variable& cv = w.opens ? cpu_work_ : work_;
     std::size_t& idle = w.opens ? idle_cpu_ : idle_;
     ++idle;
@@ -122,28 +142,57 @@ std::optional<task> board::try_claim(const worker_traits& w) {
 
 // ---------------------------------------------------------------------- openers ----
 
-void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd) {
+void board::opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd,
+                   std::uint64_t bytes) {
   wakes wake;
   {
     std::lock_guard lock(m_);
-    j.opening_ = false;
-    j.shape_ = shape;
-    j.readable_ = readable;
-    j.complete_ = shape != job_shape::chunks;
-    j.holds_fd_ = holds_fd;
-    holding_ += holds_fd ? 1 : 0;
-    // The open's slot in flight: the opener's own piece of a whole job, else given up.
-    if (shape == job_shape::whole && readable == 0) {
-      j.next_ = j.readable_ = pieces;
-      j.unfinished_ += pieces;
-    } else {
-      j.in_flight_ -= 1;
-      if (!is_front(j)) behind_in_flight_ -= 1;
-    }
-    if (shape == job_shape::chunks) j.reading_ = true;
-    wake = {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j)};
+    wake = mark_opened(j, shape, pieces, readable, holds_fd, bytes);
   }
   notify(wake);
+}
+
+void board::opened_whole(job& j, run_result&& r, std::uint64_t bytes) {
+  std::function<void()> release;
+  wakes wake;
+  {
+    std::lock_guard lock(m_);
+    wake = mark_opened(j, job_shape::whole, 1, 0, false, bytes);
+    wake.committer = store(j, std::move(r), release);
+  }
+  if (release) release();
+  notify(wake);
+}
+
+board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable,
+                                bool holds_fd, std::uint64_t bytes) {
+  j.opening_ = false;
+  may_claim(j);
+  j.shape_ = shape;
+  j.readable_ = readable;
+  j.complete_ = shape != job_shape::chunks;
+  j.holds_fd_ = holds_fd;
+  holding_ += holds_fd ? 1 : 0;
+  // The open's slot in flight: the opener's own piece of a whole job, else given up.
+  if (shape == job_shape::whole && readable == 0) {
+    j.next_ = j.readable_ = pieces;
+    j.unfinished_ += pieces;
+    if (!is_front(j) && bytes <= limits_.small_bytes) {  // its piece goes back to the budget
+      j.small_ = true;
+      behind_in_flight_ -= 1;
+      ++small_in_flight_;
+    }
+  } else {
+    j.in_flight_ -= 1;
+    if (!is_front(j)) behind_in_flight_ -= 1;
+  }
+  if (shape == job_shape::chunks) {
+    j.reading_ = true;
+    settle_committer();  // its reader may wait long for input
+  }
+  // A whole job's opener publishes its result next: the committer waits for that.
+  const bool publishes = shape == job_shape::whole && readable == 0;
+  return {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j) && !publishes};
 }
 
 void board::open_failed(job& j, std::exception_ptr why) {
@@ -175,6 +224,7 @@ bool board::reserve_chunk(job& j, const std::function<bool()>& help) {
     const bool helped = help && help();
     lock.lock();
     if (!helped && !cancelled_ && !j.closed_ && !within_budget(j, j.reserved_, 1)) {
+      settle_committer();
       ++idle_;
       work_.wait(lock);
       --idle_;
@@ -187,6 +237,7 @@ void board::chunk_readable(job& j) {
   {
     std::lock_guard lock(m_);
     ++j.readable_;
+    may_claim(j);
     wake = idle_ != 0 || idle_cpu_ != 0;
   }
   if (wake) notify({true, false});
@@ -220,17 +271,28 @@ void board::publish(job& j, run_result&& r) {
   bool wake = false;
   {
     std::lock_guard lock(m_);
-    j.unfinished_ -= r.run.count;
-    if (cancelled_ || j.closed_) {
-      release = std::move(r.release);
-    } else {
-      const std::uint64_t first = r.run.first;
-      j.done_.emplace(first, std::move(r));
-    }
-    wake = committer_waits_ && is_front(j);  // the committer alone waits for results, the front's
+    wake = store(j, std::move(r), release);
   }
   if (release) release();
   if (wake) results_.notify_all();
+}
+
+bool board::store(job& j, run_result&& r, std::function<void()>& release) {
+  j.unfinished_ -= r.run.count;
+  const bool kept = !cancelled_ && !j.closed_;
+  if (!kept) {
+    release = std::move(r.release);
+  } else {
+    const std::uint64_t first = r.run.first;
+    j.done_.emplace(first, std::move(r));
+  }
+  // The committer alone waits for results, the front's. A small input's opener goes on opening
+  // the next ones: the committer is woken for a batch of them (or before the opener sleeps).
+  if (!committer_waits_ || (!is_front(j) && owed_ == 0)) return false;
+  const bool batched = kept && j.shape_ == job_shape::whole && !j.gpu && first_ + jobs_.size() < inputs_;
+  if (batched && ++owed_ < std::max<std::size_t>(limits_.small_ahead / 4, 1)) return false;
+  owed_ = 0;
+  return true;
 }
 
 void board::give_back(job& j, const piece_run& run) {
@@ -239,6 +301,7 @@ void board::give_back(job& j, const piece_run& run) {
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.given_back_.push_back(run);
+    may_claim(j);
     wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_};
   }
   notify(wake);
@@ -262,6 +325,12 @@ void board::fail_run(std::exception_ptr why) {
     if (!run_failure_) run_failure_ = std::move(why);
   }
   notify({true, true});
+}
+
+void board::settle_committer() {
+  if (owed_ == 0 || !committer_waits_) return;
+  owed_ = 0;
+  results_.notify_all();
 }
 
 void board::worker_ended(const worker_traits& w) {
@@ -321,6 +390,7 @@ front_event board::await_front() {
     committer_waits_ = true;
     results_.wait(lock);
     committer_waits_ = false;
+    owed_ = 0;
   }
 }
 
@@ -339,7 +409,8 @@ void board::committed(const piece_run& run) {
 // each waiting for its own kind of work).
 void board::grew(std::uint64_t slots) {
   freed_ += slots;
-  if (freed_ >= 4) wake_for_budget();
+  // Openers of small inputs are woken once half their budget is free, not for each input.
+  if (freed_ >= 4 && small_in_flight_ <= limits_.small_ahead / 2) wake_for_budget();
 }
 
 void board::wake_for_budget() {
@@ -368,16 +439,24 @@ std::unique_ptr<job> board::finish_front() {
       committer_waits_ = true;
       results_.wait(lock, [&] { return j.unfinished_ == 0 && !j.reading_; });
       committer_waits_ = false;
+      owed_ = 0;
     }
     drop_outputs(j, releases);
     holding_ -= j.holds_fd_ ? 1 : 0;
     ended = std::move(jobs_.front());
     jobs_.pop_front();
+    skip_ -= skip_ != 0 ? 1 : 0;
     ++first_;
     std::uint64_t freed = 1;  // a job's place: one more may open
     if (!jobs_.empty()) {
-      behind_in_flight_ -= jobs_.front()->in_flight_;
-      freed += jobs_.front()->in_flight_;
+      job& next = *jobs_.front();
+      if (next.small_) {
+        next.small_ = false;
+        --small_in_flight_;
+      } else {
+        behind_in_flight_ -= next.in_flight_;
+        freed += next.in_flight_;
+      }
     }
     grew(freed);
   }

@@ -5,8 +5,9 @@
 // they finish in.
 //
 // Bounds: the job being committed (the front) may have work in flight up to `ahead` pieces past its
-// commit; the jobs behind it share a budget of `ahead` pieces in flight, and at most `open_jobs`
-// jobs are open at once (each may hold a descriptor), so memory and open files stay bounded
+// commit; the jobs behind it share a budget of `ahead` pieces in flight (a small input read whole
+// gives its piece back once opened and counts among at most `small_ahead` of them instead), and
+// at most `open_jobs` jobs are open at once (each may hold a descriptor), so memory and open files stay bounded
 // whatever the number of inputs. A worker that fails may give its run back (the GPU lanes under
 // backend::auto_select do): the others then take its pieces. A job whose input cannot be read
 // fails alone: the pieces before the failure are committed, the rest dropped, and the run goes
@@ -81,7 +82,7 @@ class job {
   std::uint64_t committed_ = 0;   // the first piece not committed
   std::uint64_t in_flight_ = 0;   // claimed, reserved or done, and not committed
   std::uint64_t unfinished_ = 0;  // claimed and neither published, given back nor failed
-  std::deque<piece_run> given_back_;
+  std::vector<piece_run> given_back_;  // a queue, seldom used: a deque would allocate for every job
   std::map<std::uint64_t, run_result> done_;            // by first piece
   struct failure {
     std::exception_ptr why;
@@ -91,6 +92,7 @@ class job {
   bool closed_ = false;   // failed or stopped: nothing more is claimed of it
   bool reading_ = false;  // a reader is on it (chunks)
   bool holds_fd_ = false;  // counted in board::holding_
+  bool small_ = false;     // counted in board::small_in_flight_, not in behind_in_flight_
 };
 
 // What a worker takes.
@@ -120,6 +122,10 @@ struct front_event {
 struct board_limits {
   std::size_t ahead = 8;      // pieces in flight (see the file comment)
   std::size_t open_jobs = 8;  // jobs that hold a descriptor at once
+  // Small inputs in flight behind the front, and the most bytes one may have: a piece's memory
+  // holds several, and opening many at a time spares thread switches (one each otherwise).
+  std::size_t small_ahead = 64;
+  std::uint64_t small_bytes = std::uint64_t{64} << 10;
 };
 
 class board {
@@ -137,8 +143,9 @@ class board {
   // The opener says what the job is: `pieces` pieces (final unless shape is chunks), of which
   // the first `readable` may be claimed. A whole job's piece is published by its opener or
   // made readable for a GPU lane.
-  // holds_fd: the job keeps a descriptor open until it is finished.
-  void opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd);
+  // holds_fd: the job keeps a descriptor open until it is finished; bytes: a whole job's size.
+  void opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd,
+              std::uint64_t bytes = 0);
   // The opener could not open or classify the input: the job fails before its first piece.
   void open_failed(job& j, std::exception_ptr why);
   // A run for a worker that only helps while it waits (a stream's reader): runs only, no opens,
@@ -151,6 +158,8 @@ class board {
   void chunk_processed(job& j, run_result&& r);  // ... or the reader did it itself
   void chunks_end(job& j);                     // no more chunks (the stream ended)
   void publish(job& j, run_result&& r);
+  // opened(j, whole, 1, 0, false, bytes) and publish(j, r) at once: a small input's opener did it.
+  void opened_whole(job& j, run_result&& r, std::uint64_t bytes);
   void give_back(job& j, const piece_run& run);
   // A failure at `run` of job j (run.count may be 0): fatal = false, the input cannot be read and
   // the job fails there while the run goes on; fatal = true, the run ends there.
@@ -180,7 +189,10 @@ class board {
  private:
   [[nodiscard]] bool is_front(const job& j) const noexcept { return !jobs_.empty() && &j == jobs_.front().get(); }
   [[nodiscard]] bool within_budget(const job& j, std::uint64_t piece, std::uint64_t count) const noexcept;
+  [[nodiscard]] bool may_open(const job& j) const noexcept;
   std::optional<task> find_work(const worker_traits& w);
+  [[nodiscard]] static bool nothing_to_claim(const job& j) noexcept;
+  void may_claim(const job& j) noexcept;
   std::optional<task> work_in(job& j, const worker_traits& w);
   void take(job& j, std::uint64_t count);
   [[nodiscard]] bool nothing_left(const worker_traits& w) const;
@@ -196,16 +208,26 @@ class board {
   std::size_t idle_ = 0;          // lanes and readers waiting on work_
   std::size_t idle_cpu_ = 0;      // CPU workers waiting on cpu_work_
   bool committer_waits_ = false;  // the committer waits on results_
+  // Small inputs' results ready for the waiting committer that it was not woken for: it is woken
+  // once a batch is ready or before a worker sleeps, not for each input (a thread switch each).
+  std::size_t owed_ = 0;
+  void settle_committer();
   struct wakes {
     bool workers = false, committer = false;
   };
   void notify(const wakes& w);
+  // Under the lock: opened's and publish's changes, and whom they wake.
+  wakes mark_opened(job& j, job_shape shape, std::uint64_t pieces, std::uint64_t readable, bool holds_fd,
+                    std::uint64_t bytes);
+  bool store(job& j, run_result&& r, std::function<void()>& release);
   void grew(std::uint64_t slots);
   void wake_for_budget();
   std::uint64_t freed_ = 0;  // budget freed since the idle were last woken
   std::deque<std::unique_ptr<job>> jobs_;  // inputs [first_, first_ + jobs_.size())
   std::size_t first_ = 0;                  // the front job's index
+  std::size_t skip_ = 0;                   // jobs_[0, skip_) have nothing to claim: find_work skips them
   std::uint64_t behind_in_flight_ = 0;     // in flight in jobs behind the front
+  std::size_t small_in_flight_ = 0;        // small jobs behind the front (job::small_)
   std::size_t working_;                    // workers whose threads have not ended
   std::size_t holding_ = 0;                // jobs that hold a descriptor
   std::size_t takers_;                     // working workers that take given-back runs

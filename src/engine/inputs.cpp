@@ -74,19 +74,24 @@ opened_input open_memory(std::span<const std::byte> bytes, const run_plan& plan)
   return o;
 }
 
+// A small file's bytes, read whole into the opener's buffer or into the job's own.
+opened_input read_whole(const descriptor& fd, std::uint64_t base, std::size_t total, opener_state& opener) {
+  std::span<std::uint8_t> reused = opener.buffer(total);
+  std::vector<std::uint8_t> owned(reused.empty() ? total : 0);
+  const std::span<std::uint8_t> bytes = reused.empty() ? std::span(owned) : reused;
+  if (pread_full(fd.get(), bytes, base) != bytes.size()) shrank();
+  // Only a borrowed descriptor's offset matters; an owned one is closed right away.
+  if (!fd.owned()) (void)::lseek(fd.get(), static_cast<off_t>(base + total), SEEK_SET);
+  auto in = reused.empty() ? std::make_unique<whole_input>(std::move(owned)) : std::make_unique<whole_input>(reused);
+  const std::span<const std::uint8_t> view = in->bytes();
+  return whole_from(view, std::move(in));
+}
+
 // A regular file of `size` bytes, of which the run reads from `base`.
-opened_input open_regular(descriptor fd, std::uint64_t base, std::uint64_t size, const run_plan& plan) {
+opened_input open_regular(descriptor fd, std::uint64_t base, std::uint64_t size, const run_plan& plan,
+                          opener_state& opener) {
   const std::uint64_t total = size > base ? size - base : 0;
-  if (total <= plan.whole_bytes) {
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(total));
-    if (pread_full(fd.get(), bytes, base) != bytes.size()) shrank();
-    if (::lseek(fd.get(), static_cast<off_t>(base + total), SEEK_SET) < 0) {
-      // Only a borrowed descriptor's offset matters; an owned one is closed right away.
-    }
-    auto in = std::make_unique<whole_input>(std::move(bytes));
-    const std::span<const std::uint8_t> view = in->bytes();
-    return whole_from(view, std::move(in));
-  }
+  if (total <= plan.whole_bytes) return read_whole(fd, base, static_cast<std::size_t>(total), opener);
   opened_input o;
   o.holds_fd = true;
   if (!plan.pieces) {
@@ -302,7 +307,21 @@ void stream_input::recycle(std::vector<std::uint8_t>&& bytes) {
 
 // ------------------------------------------------------------------------- opening ----
 
-opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/) {
+bool opener_state::size_is_nominal(int fd, std::uint64_t device) {
+  if (device_ != device) {
+    nominal_ = internal::size_is_nominal(fd);
+    device_ = device;
+  }
+  return nominal_;
+}
+
+std::span<std::uint8_t> opener_state::buffer(std::size_t n) {
+  if (!reuse_buffer_ || n == 0) return {};
+  if (buffer_.size() < n) buffer_.resize(n);  // kept at its largest: no zeroing each time
+  return std::span(buffer_).first(n);
+}
+
+opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/, opener_state& opener) {
   if (what.what() == input::kind::memory) return open_memory(what.bytes(), plan);
   descriptor fd;
   std::uint64_t base = 0;
@@ -316,12 +335,12 @@ opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/)
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw system_call_failure(errno);
   if (S_ISDIR(st.st_mode)) throw system_call_failure(EISDIR);
-  if (S_ISREG(st.st_mode) && !size_is_nominal(fd.get())) {
+  if (S_ISREG(st.st_mode) && !opener.size_is_nominal(fd.get(), st.st_dev)) {
     if (what.what() == input::kind::descriptor) {
       const off_t at = ::lseek(fd.get(), 0, SEEK_CUR);
       base = at < 0 ? 0 : static_cast<std::uint64_t>(at);
     }
-    return open_regular(std::move(fd), base, static_cast<std::uint64_t>(st.st_size), plan);
+    return open_regular(std::move(fd), base, static_cast<std::uint64_t>(st.st_size), plan, opener);
   }
   opened_input o;
   o.shape = job_shape::chunks;

@@ -33,6 +33,7 @@ class descriptor {
   descriptor& operator=(const descriptor&) = delete;
   ~descriptor();
   [[nodiscard]] int get() const noexcept { return fd_; }
+  [[nodiscard]] bool owned() const noexcept { return owned_; }
 
  private:
   int fd_ = -1;
@@ -125,6 +126,23 @@ class whole_input final : public job_input {
   std::span<const std::uint8_t> bytes_;
 };
 
+// What a worker keeps from one open to the next: whether the last file system seen gives nominal
+// sizes (one fstatfs a file system, not a file) and, where the worker processes the small files it
+// opens at once, the buffer it reads them into (their jobs borrow the bytes until then).
+class opener_state {
+ public:
+  explicit opener_state(bool reuse_buffer) : reuse_buffer_(reuse_buffer) {}
+  bool size_is_nominal(int fd, std::uint64_t device);
+  // Room for a small file's n bytes, or an empty span where each job must own its bytes.
+  std::span<std::uint8_t> buffer(std::size_t n);
+
+ private:
+  std::optional<std::uint64_t> device_;
+  bool nominal_ = false;
+  bool reuse_buffer_;
+  std::vector<std::uint8_t> buffer_;
+};
+
 // What opening an input found.
 struct opened_input {
   job_shape shape = job_shape::whole;
@@ -134,6 +152,6 @@ struct opened_input {
   bool holds_fd = false;
 };
 
-opened_input open_input(const input& what, const run_plan& plan, bool utf32);
+opened_input open_input(const input& what, const run_plan& plan, bool utf32, opener_state& opener);
 
 }  // namespace gutf8::internal

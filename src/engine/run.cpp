@@ -197,7 +197,8 @@ run_report run_engine(std::span<const input> inputs, const run_config& config, r
   const auto model = tuning.model;
   const unsigned cpu_count = tuning.cpu_workers.value_or(plan.cpu_workers);
   const bool force = tuning.force_gpus;
-  board b(inputs.size(), board_limits{plan.ahead, plan.open_inputs}, 0, 0);
+  // Small inputs: eight to a piece's budget, each at most a 32nd of a piece.
+  board b(inputs.size(), board_limits{plan.ahead, plan.open_inputs, 8 * plan.ahead, plan.piece_bytes / 32}, 0, 0);
   run_context ctx{config, plan, inputs, b, tuning.hooks,
                   [&](std::uint64_t bytes) { return force || model.gpus_join(op, bytes, cpu_count); }};
   std::vector<cpu_worker*> cpus;

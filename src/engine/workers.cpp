@@ -1,5 +1,7 @@
 #include "engine/workers.hpp"
 
+#include <optional>
+
 #include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
 #include "gutf8/error.hpp"
@@ -131,7 +133,7 @@ void read_stream(worker& w, const run_context& run, job& j) {
 void open_job(worker& w, const run_context& run, job& j) {
   opened_input o;
   try {
-    o = open_input(run.inputs[j.index], run.plan, run.config.stream.operation == operation::encode);
+    o = open_input(run.inputs[j.index], run.plan, run.config.stream.operation == operation::encode, w.opener());
   } catch (...) {
     run.work.open_failed(j, std::current_exception());
     return;
@@ -140,12 +142,15 @@ void open_job(worker& w, const run_context& run, job& j) {
   switch (o.shape) {
     case job_shape::whole:
       if (!run.plan.gpu_only) {
-        run.work.opened(j, job_shape::whole, 1, 0, false);
+        std::optional<run_result> r;
         try {
-          run.work.publish(j, w.process(j, piece_run{0, 1}));
+          r = w.process(j, piece_run{0, 1});
         } catch (...) {
+          run.work.opened(j, job_shape::whole, 1, 0, false, o.whole.size());
           run.work.fail(j, piece_run{0, 1}, std::current_exception(), !is_input_failure(std::current_exception()));
+          return;
         }
+        run.work.opened_whole(j, std::move(*r), o.whole.size());
       } else {
         j.gpu = true;
         run.work.opened(j, job_shape::whole, 1, 1, false);

@@ -50,12 +50,15 @@ struct run_context {
 
 class worker {
  public:
-  worker(const run_context& run, std::size_t id) : run_(run), id_(id) {}
+  // A worker processes the small inputs it opens at once unless the GPU lanes take them all.
+  worker(const run_context& run, std::size_t id) : run_(run), id_(id), opener_(!run.plan.gpu_only) {}
   virtual ~worker() = default;
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
 
   [[nodiscard]] std::size_t id() const noexcept { return id_; }
+  // Where it opens inputs (CPU workers): what it keeps from one open to the next.
+  [[nodiscard]] opener_state& opener() noexcept { return opener_; }
   [[nodiscard]] virtual const worker_traits& traits() const noexcept = 0;
   // On the worker's own thread, before its first run. A run_given_back keeps the worker out of the
   // run; any other failure ends the run.
@@ -69,6 +72,7 @@ class worker {
 
  private:
   std::size_t id_;
+  opener_state opener_;
 };
 
 class cpu_worker final : public worker {

@@ -289,6 +289,41 @@ TEST(Engine, ManyInputsEqualEachAlone) {
   }
 }
 
+// Hundreds of small files, more than the small inputs' budget, sizes on both sides of the largest
+// counted as small (a 32nd of a piece) and falling after rising (a worker reads them into one
+// buffer it keeps), with a pipe among them: each equals its one-shot run, in order.
+TEST(Engine, ManySmallFilesEqualEachAlone) {
+  auto g = rng(65);
+  const temp_dir dir;
+  constexpr std::uint64_t piece = 4096;  // small: up to 128 bytes
+  for (const auto& [op, p] : operations_and_policies) {
+    const bool utf32 = op == operation::encode;
+    std::vector<std::string> text;
+    std::vector<input> inputs;
+    for (std::size_t k = 0; k < 301; ++k) {
+      const std::size_t size = (k * 37 + 5) % 197;  // 0..196: 125..131 and 0 among them
+      text.push_back(utf32 ? random_utf32(g, size / 4, k % 11 == 0 ? 0.2 : 0.0)
+                           : random_text(g, size, k % 11 == 0 ? 0.2 : 0.0));
+      const auto path = dir.path() / std::to_string(k);
+      std::ofstream(path, std::ios::binary) << text.back();
+      inputs.push_back(input::file(path));
+    }
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      SCOPED_TRACE(testing::Message() << name(op) << '/' << name(p) << ", " << threads << " threads");
+      const feeding_pipe pipe(text[150]);
+      inputs[150] = input::descriptor(pipe.fd(), "pipe");
+      engine_tuning t;
+      t.cpu_workers = threads;
+      if (threads == 3 && op != operation::encode) t = tuning_for(mixes[2], g(), true);
+      const kept_run r = run_inputs(inputs, config_for(op, p, piece), t);
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        SCOPED_TRACE(inputs[i].name());
+        EXPECT_TRUE(same(got_of(r, i), one_shot(op, p, text[i])));
+      }
+    }
+  }
+}
+
 // More inputs than descriptors: the run opens at most what the limit allows, whatever their number.
 TEST(Engine, TenThousandInputsUnderSixtyFourDescriptors) {
   const temp_dir dir;
