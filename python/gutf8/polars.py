@@ -107,14 +107,14 @@ def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
         return lambda s: columns.is_valid(s, keep_views=True), pl.Boolean
-    if name == "make_valid":  # through the large layouts: a view result is limited to 2 GiB of long rows
+    if name == "make_valid":  # valid rows stay in polars' buffers: only repairs are written
         _checked(errors, _TEXT_ERRORS)
-        return lambda s: columns.make_valid(s, errors), pl.String
+        return lambda s: columns._cast_sharing(s, errors), pl.String
     _checked(errors, _CAST_ERRORS)
     if name == "cast_to_utf8" and errors == "strict":
         return _checked_text, pl.String
     if name == "cast_to_utf8":
-        return lambda s: columns.cast_to_utf8(s, errors), pl.String
+        return lambda s: columns._cast_sharing(s, errors), pl.String
     return lambda s: columns.count_code_points(s, errors, keep_views=True), pl.UInt32
 
 
