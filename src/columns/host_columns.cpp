@@ -526,6 +526,7 @@ void shared_view(const rows<std::int32_t>& r, std::int64_t i, u8* view) {
   const auto n = static_cast<std::int32_t>(r.size(i));
   std::memcpy(view, &n, 4);
   if (n <= inline_view_bytes) {
+    std::memset(view + 4, 0, view_bytes - 4);  // Arrow: an inline view's padding is zero
     std::memcpy(view + 4, r.at(i), static_cast<std::size_t>(n));
     return;
   }
