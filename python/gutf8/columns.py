@@ -193,17 +193,12 @@ _SHARABLE = (pa.binary(), pa.string(), pa.binary_view(), pa.string_view())
 
 def _sharing_chunk(chunk: pa.Array, errors: str, threads: int) -> pa.Array:
     """One chunk's cast as string_view around the chunk's own data buffers (pyarrow's Buffer
-    objects keep them alive); the large layout's cast where the repairs outgrow one buffer."""
-    try:
-        out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*chunk.__arrow_c_array__(), errors, threads,
-                                                                _data_bytes(chunk))))
-    except _gutf8.InvalidRow:
-        raise
-    except ValueError:  # more than 2 GiB of repaired long rows: the large layouts have no such limit
-        return pa.array(_Capsules(_gutf8.col_cast_to_utf8(*chunk.cast(pa.large_binary()).__arrow_c_array__(),
-                                                          errors, threads, -1))).cast(pa.string_view())
-    mine, shared = out.buffers(), [b for b in chunk.buffers()[2:] if b is not None]  # gutf8 skips a missing one
-    return pa.Array.from_buffers(pa.string_view(), len(chunk), [mine[0], mine[1], *shared, mine[-1]],
+    objects keep them alive), followed by gutf8's buffers of repaired rows."""
+    out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*chunk.__arrow_c_array__(), errors, threads,
+                                                            _data_bytes(chunk))))
+    shared = [b for b in chunk.buffers()[2:] if b is not None]  # gutf8 leaves out a missing one
+    mine = out.buffers()
+    return pa.Array.from_buffers(pa.string_view(), len(chunk), [mine[0], mine[1], *shared, *mine[2 + len(shared):]],
                                  null_count=out.null_count)
 
 

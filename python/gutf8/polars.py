@@ -28,10 +28,9 @@ Copies: polars hands its columns over through the Arrow PyCapsule interface, in 
 layouts (``binary_view``, ``string_view``). ``is_valid``, ``count_code_points`` and the strict
 ``cast_to_utf8`` read them in place (:mod:`gutf8.columns` with ``keep_views=True``), and a strict
 cast that finds no error returns the input's own buffers as String: no copy. ``make_valid`` and
-the other casts go through the large layouts (pyarrow casts the input, one copy; polars turns
-the ``large_string`` result into its views): gutf8's view repairs keep long rows in one buffer
-addressed by int32, so a chunk with more than 2 GiB of them would fail, which the large
-layouts do not.
+the other casts return views too: a valid row's view points where polars already holds the row,
+and only the repaired rows are written, into new buffers of at most 2 GiB each (one repaired row
+past 2 GiB, more than a view holds, is a ValueError).
 """
 
 from __future__ import annotations

@@ -552,8 +552,32 @@ void repaired_view(const u8* in, u64 n, std::int64_t size, u8* repairs, std::int
   std::memcpy(view + 12, &offset, 4);
 }
 
+// Where each repaired row longer than a view holds goes: buffers of at most 2 GiB (a view
+// addresses its bytes with int32), filled in row order.
+struct repair_places {
+  std::vector<std::int32_t> buffer;
+  std::vector<std::int64_t> at;
+  std::vector<std::int64_t> buffer_bytes{0};
+};
+
+repair_places place_repairs(const std::vector<std::int64_t>& size) {
+  constexpr std::int64_t cap = std::numeric_limits<std::int32_t>::max();
+  repair_places p{std::vector<std::int32_t>(size.size(), 0), std::vector<std::int64_t>(size.size(), 0)};
+  for (std::size_t i = 0; i < size.size(); ++i) {
+    if (size[i] <= inline_view_bytes) continue;
+    if (size[i] > cap)
+      throw error(errc::output_too_small, "gutf8 columns: a repaired row holds " + std::to_string(size[i]) +
+                                              " bytes, more than a view addresses");
+    if (p.buffer_bytes.back() > cap - size[i]) p.buffer_bytes.push_back(0);
+    p.buffer[i] = static_cast<std::int32_t>(p.buffer_bytes.size() - 1);
+    p.at[i] = p.buffer_bytes.back();
+    p.buffer_bytes.back() += size[i];
+  }
+  return p;
+}
+
 // A utf8_view result whose valid rows keep the input's bytes in place (borrowed buffers) and
-// whose repaired rows go to one new buffer after them.
+// whose repaired rows go to new buffers after them.
 template <class Rows>
 column repair_sharing(const Rows& r, on_invalid policy, const column_options& opt) {
   const auto parts = split_rows(r, opt.threads);
@@ -564,19 +588,17 @@ column repair_sharing(const Rows& r, on_invalid policy, const column_options& op
   });
   if (policy == on_invalid::raise)
     if (const auto e = first_invalid(r, states)) raise_invalid(*e);
-  std::vector<std::int64_t> at(n + 1, 0);  // where each long repaired row goes
-  for (std::size_t i = 0; i < n; ++i) at[i] = size[i] > inline_view_bytes ? size[i] : 0;
-  prim::cpu::exclusive_scan(at.data(), at.data(), at.size(), std::int64_t{0}, std::plus<>{}, opt.threads);
-  const std::int64_t total = at.back();
-  if (total > std::numeric_limits<std::int32_t>::max())
-    throw error(errc::output_too_small, "gutf8 columns: the repaired rows hold " + std::to_string(total) +
-                                            " bytes, more than one int32-addressed view buffer");
+  const repair_places places = place_repairs(size);
   shared_data shared = shared_of(r);
-  const auto index = static_cast<std::int32_t>(shared.buffers.size());
+  const auto first = static_cast<std::int32_t>(shared.buffers.size());
   buffer views = host_buffer(n * view_bytes);
-  buffer repairs = host_buffer(static_cast<std::size_t>(total));
+  std::vector<buffer> repairs;
+  std::vector<u8*> repair_data;
+  for (const std::int64_t bytes : places.buffer_bytes) {
+    repairs.push_back(host_buffer(static_cast<std::size_t>(bytes)));
+    repair_data.push_back(static_cast<u8*>(repairs.back().get()));
+  }
   auto* out_views = static_cast<u8*>(views.get());
-  auto* out_repairs = static_cast<u8*>(repairs.get());
   for_parts(parts, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t i = lo; i < hi; ++i) {
       const auto k = static_cast<std::size_t>(i);
@@ -588,7 +610,9 @@ column repair_sharing(const Rows& r, on_invalid policy, const column_options& op
       }
       std::memset(view, 0, view_bytes);
       if (st == row_state::invalid && policy != on_invalid::null) {
-        repaired_view(r.at(i), r.size(i), size[k], out_repairs, at[k], index, policy, view);
+        const std::int32_t b = places.buffer[k];
+        repaired_view(r.at(i), r.size(i), size[k], repair_data[static_cast<std::size_t>(b)], places.at[k], first + b,
+                      policy, view);
       }
     }
   });
@@ -596,7 +620,7 @@ column repair_sharing(const Rows& r, on_invalid policy, const column_options& op
   auto [validity, nulls] = result_validity(states, [&](row_state st) {
     return st == row_state::valid || (st == row_state::invalid && !null_invalid);
   });
-  shared.sizes.push_back(total);
+  shared.sizes.insert(shared.sizes.end(), places.buffer_bytes.begin(), places.buffer_bytes.end());
   buffer sizes = host_buffer(shared.sizes.size() * sizeof(std::int64_t));
   std::memcpy(sizes.get(), shared.sizes.data(), shared.sizes.size() * sizeof(std::int64_t));
   array_parts p;
@@ -606,7 +630,7 @@ column repair_sharing(const Rows& r, on_invalid policy, const column_options& op
   p.buffers.push_back(std::move(validity));
   p.buffers.push_back(std::move(views));
   for (const void* b : shared.buffers) p.buffers.push_back(buffer(const_cast<void*>(b), [](void*) {}));
-  p.buffers.push_back(std::move(repairs));
+  for (buffer& b : repairs) p.buffers.push_back(std::move(b));
   p.buffers.push_back(std::move(sizes));
   return make_column(std::move(p));
 }
