@@ -445,6 +445,27 @@ column repair_rows(const rows<Off>& r, on_invalid policy, const column_options& 
   return make_column(std::move(p));
 }
 
+// A utf8_view cast result: valid rows, and invalid ones unless the policy makes them null, with
+// its views and data buffers (their sizes go last, as Arrow's C interface wants).
+column view_result(const std::vector<u8>& states, on_invalid policy, buffer views, std::vector<buffer> data,
+                   const std::vector<std::int64_t>& sizes) {
+  const bool null_invalid = policy == on_invalid::null;
+  auto [validity, nulls] = result_validity(states, [&](row_state st) {
+    return st == row_state::valid || (st == row_state::invalid && !null_invalid);
+  });
+  buffer size_buffer = host_buffer(sizes.size() * sizeof(std::int64_t));
+  std::memcpy(size_buffer.get(), sizes.data(), sizes.size() * sizeof(std::int64_t));
+  array_parts p;
+  p.format = "vu";
+  p.length = static_cast<std::int64_t>(states.size());
+  p.null_count = nulls;
+  p.buffers.push_back(std::move(validity));
+  p.buffers.push_back(std::move(views));
+  for (buffer& b : data) p.buffers.push_back(std::move(b));
+  p.buffers.push_back(std::move(size_buffer));
+  return make_column(std::move(p));
+}
+
 // A view column's repair is a view column (utf8_view) with buffers of its own: rows of at most
 // 12 bytes inline, longer ones in one data buffer.
 column repair_rows(const view_rows& r, on_invalid policy, const column_options& opt) {
@@ -464,8 +485,6 @@ column repair_rows(const view_rows& r, on_invalid policy, const column_options& 
                                             std::to_string(total) + " bytes, more than one int32-addressed buffer");
   buffer views = host_buffer(n * view_bytes);
   buffer data = host_buffer(static_cast<std::size_t>(total));
-  buffer sizes = host_buffer(sizeof(std::int64_t));
-  std::memcpy(sizes.get(), &total, sizeof total);
   auto* out_views = static_cast<u8*>(views.get());
   auto* out_data = static_cast<u8*>(data.get());
   for_parts(parts, [&](std::int64_t lo, std::int64_t hi) {
@@ -486,19 +505,9 @@ column repair_rows(const view_rows& r, on_invalid policy, const column_options& 
       std::memcpy(view + 12, &offset, 4);
     }
   });
-  const bool null_invalid = policy == on_invalid::null;
-  auto [validity, nulls] = result_validity(states, [&](row_state st) {
-    return st == row_state::valid || (st == row_state::invalid && !null_invalid);
-  });
-  array_parts p;
-  p.format = "vu";
-  p.length = r.length;
-  p.null_count = nulls;
-  p.buffers.push_back(std::move(validity));
-  p.buffers.push_back(std::move(views));
-  p.buffers.push_back(std::move(data));
-  p.buffers.push_back(std::move(sizes));
-  return make_column(std::move(p));
+  std::vector<buffer> own;
+  own.push_back(std::move(data));
+  return view_result(states, policy, std::move(views), std::move(own), {total});
 }
 
 // The data buffers a shared-view result borrows from its input, in the input's order.
@@ -616,23 +625,11 @@ column repair_sharing(const Rows& r, on_invalid policy, const column_options& op
       }
     }
   });
-  const bool null_invalid = policy == on_invalid::null;
-  auto [validity, nulls] = result_validity(states, [&](row_state st) {
-    return st == row_state::valid || (st == row_state::invalid && !null_invalid);
-  });
+  std::vector<buffer> data;
+  for (const void* b : shared.buffers) data.push_back(buffer(const_cast<void*>(b), [](void*) {}));  // borrowed
+  for (buffer& b : repairs) data.push_back(std::move(b));
   shared.sizes.insert(shared.sizes.end(), places.buffer_bytes.begin(), places.buffer_bytes.end());
-  buffer sizes = host_buffer(shared.sizes.size() * sizeof(std::int64_t));
-  std::memcpy(sizes.get(), shared.sizes.data(), shared.sizes.size() * sizeof(std::int64_t));
-  array_parts p;
-  p.format = "vu";
-  p.length = r.length;
-  p.null_count = nulls;
-  p.buffers.push_back(std::move(validity));
-  p.buffers.push_back(std::move(views));
-  for (const void* b : shared.buffers) p.buffers.push_back(buffer(const_cast<void*>(b), [](void*) {}));
-  for (buffer& b : repairs) p.buffers.push_back(std::move(b));
-  p.buffers.push_back(std::move(sizes));
-  return make_column(std::move(p));
+  return view_result(states, policy, std::move(views), std::move(data), shared.sizes);
 }
 
 template <class F>
