@@ -15,10 +15,10 @@ with DuckDB on one thread (SET threads = 1).
 
 Polars (data in a DataFrame, Binary): .gutf8.make_valid() / is_valid(); map_elements of
 bytes.decode('utf-8', 'replace'); a no-op map_batches (in memory and streaming, whose calls
-are counted); make_valid on polars' views in place (keep_views=True, a string_view result,
-which saves the cast to large_binary and polars' import of large_string that .gutf8.make_valid()
-makes) and polars' import of that result; on the valid rows alone, polars' strict Binary ->
-String cast against .gutf8.cast_to_utf8() (which returns the input's buffers).
+are counted); gutf8.columns.make_valid on polars' views in place (keep_views=True: a string_view
+result with buffers of its own, where .gutf8.make_valid() returns views into polars' buffers)
+and polars' import of that result; on the valid rows alone, polars' strict Binary -> String cast
+against .gutf8.cast_to_utf8() (which returns the input's buffers).
 
   python bench/python/bench_engines.py --rows 10000000 --reps 5 --workdir /tmp/x \
       --out bench/results/engines_dev.md

@@ -120,6 +120,17 @@ column make_valid(const ArrowArray& array, const ArrowSchema& schema, error_poli
 column cast_to_utf8(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,
                     const column_options& opt = {});
 
+// cast_to_utf8 (and make_valid, as on_invalid::replace / drop) of a utf8, binary or view array
+// as a utf8_view column ("vu") that shares the input's bytes: each valid row's view points where
+// the row already is (an offset input's data buffer is the result's buffer 0, a view input's
+// data buffers keep their indexes), and repaired rows go to new buffers after those (2 GiB at
+// most each). The result's buffer table holds the input's data buffers borrowed, not owned: keep
+// the input alive as long as the result. No copy of valid rows' bytes. Throws
+// gutf8::error(invalid_argument) for the large types and gutf8::error(output_too_small) for a
+// repaired row past 2 GiB (a view's int32 length).
+column cast_sharing_input(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,
+                          const column_options& opt = {});
+
 // Characters per row (int32 "i", or int64 "l" for the large types): code points of a valid
 // row; an invalid row raises, is null, or counts its error units as U+FFFD (replace) or not at
 // all (drop), as len(bytes.decode('utf-8', errors)) would.

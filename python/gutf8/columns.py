@@ -188,6 +188,32 @@ def _map(data: Any, call: Callable[[pa.Array], tuple], keep_views: bool) -> Any:
     return pa.chunked_array(results)
 
 
+_SHARABLE = (pa.binary(), pa.string(), pa.binary_view(), pa.string_view())
+
+
+def _sharing_chunk(chunk: pa.Array, errors: str, threads: int) -> pa.Array:
+    """One chunk's cast as string_view around the chunk's own data buffers (pyarrow's Buffer
+    objects keep them alive), followed by gutf8's buffers of repaired rows."""
+    out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*chunk.__arrow_c_array__(), errors, threads,
+                                                            _data_bytes(chunk))))
+    shared = [b for b in chunk.buffers()[2:] if b is not None]  # gutf8 leaves out a missing one
+    mine = out.buffers()
+    return pa.Array.from_buffers(pa.string_view(), len(chunk), [mine[0], mine[1], *shared, *mine[2 + len(shared):]],
+                                 null_count=out.null_count)
+
+
+def _cast_sharing(data: Any, errors: str, threads: int = 0) -> Any:
+    """cast_to_utf8 under errors "null", "replace" or "drop" as string_view whose valid rows keep
+    the input's bytes where they are (no copy of them; only repaired rows are written), for the
+    engines that take views (polars, DuckDB); None for the large types, which a view cannot
+    point into."""
+    chunks, chunked, dtype = _imported(data)
+    if dtype not in _SHARABLE:
+        return None
+    results = [_sharing_chunk(chunk, errors, threads) for chunk in chunks]
+    return pa.chunked_array(results, pa.string_view()) if chunked else results[0]
+
+
 def is_valid(data: Any, *, threads: int = 0, stream: Any = None, keep_views: bool = False) -> Any:
     """A boolean array: whether each row is well-formed UTF-8 (null rows stay null)."""
     if _device_only(data):

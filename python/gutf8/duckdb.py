@@ -63,14 +63,21 @@ def _validate(x: pa.ChunkedArray, threads: int) -> pa.ChunkedArray:
     return _as_text(x)
 
 
+def _cast(x: pa.ChunkedArray, errors: str, threads: int) -> Any:
+    """A repair or a cast to NULL: string_view around the vector's own bytes, which DuckDB reads
+    back without a copy of the valid rows; utf8 for the large layouts."""
+    shared = columns._cast_sharing(x, errors, threads)
+    return columns.cast_to_utf8(x, errors, threads=threads) if shared is None else shared
+
+
 def _udfs(threads: int) -> dict[str, tuple[Callable[[pa.ChunkedArray], Any], str]]:
     """The Arrow UDFs behind the macros: stem -> (function, DuckDB result type)."""
     return {
         "is_valid_utf8": (lambda x: columns.is_valid(x, threads=threads), "BOOLEAN"),
-        "make_valid_utf8": (lambda x: columns.make_valid(x, "replace", threads=threads), "VARCHAR"),
-        "make_valid_utf8_drop": (lambda x: columns.make_valid(x, "drop", threads=threads), "VARCHAR"),
+        "make_valid_utf8": (lambda x: _cast(x, "replace", threads), "VARCHAR"),
+        "make_valid_utf8_drop": (lambda x: _cast(x, "drop", threads), "VARCHAR"),
         "validate_utf8": (lambda x: _validate(x, threads), "VARCHAR"),
-        "try_validate_utf8": (lambda x: columns.cast_to_utf8(x, "null", threads=threads), "VARCHAR"),
+        "try_validate_utf8": (lambda x: _cast(x, "null", threads), "VARCHAR"),
     }
 
 

@@ -28,10 +28,9 @@ Copies: polars hands its columns over through the Arrow PyCapsule interface, in 
 layouts (``binary_view``, ``string_view``). ``is_valid``, ``count_code_points`` and the strict
 ``cast_to_utf8`` read them in place (:mod:`gutf8.columns` with ``keep_views=True``), and a strict
 cast that finds no error returns the input's own buffers as String: no copy. ``make_valid`` and
-the other casts go through the large layouts (pyarrow casts the input, one copy; polars turns
-the ``large_string`` result into its views): gutf8's view repairs keep long rows in one buffer
-addressed by int32, so a chunk with more than 2 GiB of them would fail, which the large
-layouts do not.
+the other casts return views too: a valid row's view points where polars already holds the row,
+and only the repaired rows are written, into new buffers of at most 2 GiB each (one repaired row
+past 2 GiB, more than a view holds, is a ValueError).
 """
 
 from __future__ import annotations
@@ -107,14 +106,14 @@ def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
         return lambda s: columns.is_valid(s, keep_views=True), pl.Boolean
-    if name == "make_valid":  # through the large layouts: a view result is limited to 2 GiB of long rows
+    if name == "make_valid":  # valid rows stay in polars' buffers: only repairs are written
         _checked(errors, _TEXT_ERRORS)
-        return lambda s: columns.make_valid(s, errors), pl.String
+        return lambda s: columns._cast_sharing(s, errors), pl.String
     _checked(errors, _CAST_ERRORS)
     if name == "cast_to_utf8" and errors == "strict":
         return _checked_text, pl.String
     if name == "cast_to_utf8":
-        return lambda s: columns.cast_to_utf8(s, errors), pl.String
+        return lambda s: columns._cast_sharing(s, errors), pl.String
     return lambda s: columns.count_code_points(s, errors, keep_views=True), pl.UInt32
 
 

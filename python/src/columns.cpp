@@ -221,6 +221,8 @@ void bind_columns(nb::module_& m) {
   m.def("col_make_valid", &col_make_valid, "schema"_a, "array"_a, "errors"_a, "threads"_a, "data_bytes"_a);
   m.def("col_cast_to_utf8", &col_with_policy<&gutf8::cast_to_utf8>, "schema"_a, "array"_a, "errors"_a,
         "threads"_a, "data_bytes"_a);
+  m.def("col_cast_sharing_input", &col_with_policy<&gutf8::cast_sharing_input>, "schema"_a, "array"_a, "errors"_a,
+        "threads"_a, "data_bytes"_a);
   m.def("col_count_code_points", &col_with_policy<&gutf8::count_code_points>, "schema"_a, "array"_a, "errors"_a,
         "threads"_a, "data_bytes"_a);
 }

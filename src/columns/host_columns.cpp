@@ -109,59 +109,79 @@ u64 continuation_free_bytes(const u8* p, u64 n) noexcept {
   return n - continuations;
 }
 
-// How many leading rows of the run [a, b) are valid, proven by one validation of the run's
-// bytes: those before the first error unit and before the last non-empty row ahead of one that
-// starts inside a sequence (that row is cut short; the next is not valid on its own either).
-template <class Off>
-std::int64_t clean_prefix(const rows<Off>& r, std::int64_t a, std::int64_t b, cpu::isa level) {
-  const u64 n = r.begin(b) - r.begin(a);
-  std::int64_t stop = b;
-  if (n != 0) {
-    const cpu::segment_result s =
-        cpu::scan_utf8<mode::validate, error_policy::replace>(request_on(r.at(a), n, level));
-    if (s.errors != 0) {  // the row holding the error: begin <= error < end
-      const Off at = static_cast<Off>(r.begin(a) + s.first_error);
-      stop = std::upper_bound(r.offsets + a, r.offsets + b + 1, at) - r.offsets - 1;
-    }
-  }
-  std::int64_t last_text = a;  // the last non-empty row so far: the one a cut would be in
-  for (std::int64_t k = a + 1; k < b && k <= stop; ++k) {  // the error row's start too
-    if (r.size(k) == 0) continue;
-    if (detail::is_continuation(*r.at(k))) return last_text;
-    last_text = k;
-  }
-  return stop;
+// Where the first error unit of [p, p + n) read as one text starts, or n: the scan stops at it.
+u64 first_error_at(const u8* p, u64 n, cpu::isa level) {
+  if (n == 0) return 0;
+  const cpu::segment_result s = cpu::scan_utf8<mode::validate, error_policy::strict>(request_on(p, n, level));
+  return s.errors == 0 ? n : s.first_error;
 }
 
-// Sets states[lo, hi) and calls on_row(i, facts) for every non-null row. Runs of non-null rows
-// are validated at once; the first row a run cannot prove valid is scanned alone, and the run
-// shrinks while errors are dense (bytes after an error are validated again by the next run).
-template <class Off, class OnRow>
-void analyze(const rows<Off>& r, std::int64_t lo, std::int64_t hi, bool count, u8* states, const OnRow& on_row) {
-  constexpr u64 max_run = u64{1} << 16, min_run = u64{1} << 10;
+// The end of the segment of non-null rows from i whose bytes follow each other in memory (the
+// offset layouts always; a view column's long rows where they were written in order), with the
+// end of its bytes; about max_bytes long, so a segment's bytes stay in cache for its rows' work.
+template <class Rows>
+std::int64_t segment_end(const Rows& r, std::int64_t i, std::int64_t hi, const u8*& end) {
+  constexpr u64 max_bytes = u64{1} << 18;
+  const u8* begin = r.at(i);
+  end = begin + r.size(i);
+  std::int64_t b = i + 1;
+  for (; b < hi && !r.is_null(b) && static_cast<u64>(end - begin) < max_bytes; ++b) {
+    const u64 n = r.size(b);
+    if (n == 0) continue;
+    if (r.at(b) != end) break;
+    end += n;
+  }
+  return b;
+}
+
+// The first row of [k, b) that one validation of the bytes from row k on cannot prove valid, or
+// b: the row holding the first error unit, or the last non-empty row before one that starts
+// inside a sequence (that row is cut short; the next is not valid alone either). Every row
+// before it is a whole number of characters of a valid text, so valid on its own.
+template <class Rows>
+std::int64_t unproven_row(const Rows& r, std::int64_t k, std::int64_t b, const u8* end, cpu::isa level) {
+  while (k < b && r.size(k) == 0) ++k;  // an empty view row's bytes are not in the segment
+  if (k == b) return b;
+  const u8* from = r.at(k);
+  const u8* bad = from + first_error_at(from, static_cast<u64>(end - from), level);
+  std::int64_t last_text = k;  // a row starting with a continuation byte fails the scan itself
+  for (std::int64_t j = k; j < b; ++j) {
+    const u64 n = r.size(j);
+    if (n == 0) continue;
+    if (j > k && detail::is_continuation(*r.at(j))) return last_text;
+    if (r.at(j) + n > bad) return j;
+    last_text = j;
+  }
+  return b;
+}
+
+// Sets states[lo, hi) and calls on_row(i, facts) for every non-null row. Each segment of rows is
+// validated as one text that stops at its first error; rows before the first row it cannot
+// prove valid are valid, that row is scanned alone, and validation goes on after it.
+template <class Rows, class OnRow>
+void analyze(const Rows& r, std::int64_t lo, std::int64_t hi, bool count, u8* states, const OnRow& on_row) {
   const cpu::isa level = cpu::best_isa();
-  u64 run_bytes = max_run;
   std::int64_t i = lo;
   while (i < hi) {
     if (r.is_null(i)) {
       states[i++] = static_cast<u8>(row_state::null);
       continue;
     }
-    std::int64_t b = i + 1;
-    while (b < hi && !r.is_null(b) && r.begin(b + 1) - r.begin(i) <= run_bytes) ++b;
-    const std::int64_t clean = clean_prefix(r, i, b, level);
-    for (std::int64_t k = i; k < clean; ++k) {
-      const u64 n = r.size(k);
-      states[k] = static_cast<u8>(row_state::valid);
-      on_row(k, row_facts{n, n, count ? continuation_free_bytes(r.at(k), n) : 0, 0, 0, error_kind::none});
+    const u8* end = nullptr;
+    const std::int64_t b = segment_end(r, i, hi, end);
+    while (i < b) {
+      const std::int64_t stop = unproven_row(r, i, b, end, level);
+      for (; i < stop; ++i) {
+        const u64 n = r.size(i);
+        states[i] = static_cast<u8>(row_state::valid);
+        on_row(i, row_facts{n, n, count ? continuation_free_bytes(r.at(i), n) : 0, 0, 0, error_kind::none});
+      }
+      if (i == b) break;
+      const row_facts f = scan_row(r.at(i), r.size(i), level);
+      states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
+      on_row(i, f);
+      ++i;
     }
-    run_bytes = clean == b ? std::min(max_run, 2 * run_bytes) : std::max(min_run, run_bytes / 4);
-    i = clean;
-    if (clean == b) continue;
-    const row_facts f = scan_row(r.at(i), r.size(i), level);
-    states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
-    on_row(i, f);
-    ++i;
   }
 }
 
@@ -198,22 +218,47 @@ view_rows checked_views(const view_array& v) {
   return r;
 }
 
-// Rows checked one by one (a view array's rows are not one text).
+// A view column's rows lie apart (polars keeps each long row after its Parquet length), so
+// they are gathered into one text with an ASCII byte after each: no sequence runs from one
+// row into the next, and a row that starts inside a sequence fails there, so every row before
+// the text's first error unit is valid on its own. The row holding it is scanned alone, and the
+// validation goes on after it. Rows longer than a gathered text are validated where they are.
 template <class OnRow>
 void analyze(const view_rows& r, std::int64_t lo, std::int64_t hi, bool count, u8* states, const OnRow& on_row) {
+  constexpr std::size_t max_bytes = std::size_t{1} << 18;
   const cpu::isa level = cpu::best_isa();
-  for (std::int64_t i = lo; i < hi; ++i) {
-    if (r.is_null(i)) {
-      states[i] = static_cast<u8>(row_state::null);
-      continue;
+  const auto valid = [&](std::int64_t k) {
+    const u64 n = r.size(k);
+    states[k] = static_cast<u8>(row_state::valid);
+    on_row(k, row_facts{n, n, count ? continuation_free_bytes(r.at(k), n) : 0, 0, 0, error_kind::none});
+  };
+  const auto alone = [&](std::int64_t k) {
+    const row_facts f = scan_row(r.at(k), r.size(k), level);
+    states[k] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
+    on_row(k, f);
+  };
+  std::vector<u8> text;
+  std::vector<std::pair<std::int64_t, std::size_t>> gathered;  // (row, where it starts in text)
+  for (std::int64_t i = lo; i < hi;) {
+    text.clear();
+    gathered.clear();
+    for (; i < hi && text.size() < max_bytes; ++i) {
+      const u64 n = r.size(i);
+      if (r.is_null(i)) states[i] = static_cast<u8>(row_state::null);
+      else if (n > max_bytes / 2 && first_error_at(r.at(i), n, level) == n) valid(i);
+      else if (n > max_bytes / 2) alone(i);
+      else {
+        gathered.emplace_back(i, text.size());
+        text.insert(text.end(), r.at(i), r.at(i) + n);
+        text.push_back(0);
+      }
     }
-    const u64 n = r.size(i);
-    const bool clean =
-        n == 0 || cpu::scan_utf8<mode::validate, error_policy::replace>(request_on(r.at(i), n, level)).errors == 0;
-    const row_facts f = clean ? row_facts{n, n, count ? continuation_free_bytes(r.at(i), n) : 0, 0, 0, error_kind::none}
-                              : scan_row(r.at(i), n, level);
-    states[i] = static_cast<u8>(f.valid() ? row_state::valid : row_state::invalid);
-    on_row(i, f);
+    for (std::size_t k = 0; k < gathered.size();) {
+      const std::size_t from = gathered[k].second;
+      const std::size_t bad = from + first_error_at(text.data() + from, text.size() - from, level);
+      for (; k < gathered.size() && gathered[k].second + r.size(gathered[k].first) <= bad; ++k) valid(gathered[k].first);
+      if (k < gathered.size()) alone(gathered[k++].first);
+    }
   }
 }
 
@@ -400,6 +445,27 @@ column repair_rows(const rows<Off>& r, on_invalid policy, const column_options& 
   return make_column(std::move(p));
 }
 
+// A utf8_view cast result: valid rows, and invalid ones unless the policy makes them null, with
+// its views and data buffers (their sizes go last, as Arrow's C interface wants).
+column view_result(const std::vector<u8>& states, on_invalid policy, buffer views, std::vector<buffer> data,
+                   const std::vector<std::int64_t>& sizes) {
+  const bool null_invalid = policy == on_invalid::null;
+  auto [validity, nulls] = result_validity(states, [&](row_state st) {
+    return st == row_state::valid || (st == row_state::invalid && !null_invalid);
+  });
+  buffer size_buffer = host_buffer(sizes.size() * sizeof(std::int64_t));
+  std::memcpy(size_buffer.get(), sizes.data(), sizes.size() * sizeof(std::int64_t));
+  array_parts p;
+  p.format = "vu";
+  p.length = static_cast<std::int64_t>(states.size());
+  p.null_count = nulls;
+  p.buffers.push_back(std::move(validity));
+  p.buffers.push_back(std::move(views));
+  for (buffer& b : data) p.buffers.push_back(std::move(b));
+  p.buffers.push_back(std::move(size_buffer));
+  return make_column(std::move(p));
+}
+
 // A view column's repair is a view column (utf8_view) with buffers of its own: rows of at most
 // 12 bytes inline, longer ones in one data buffer.
 column repair_rows(const view_rows& r, on_invalid policy, const column_options& opt) {
@@ -419,8 +485,6 @@ column repair_rows(const view_rows& r, on_invalid policy, const column_options& 
                                             std::to_string(total) + " bytes, more than one int32-addressed buffer");
   buffer views = host_buffer(n * view_bytes);
   buffer data = host_buffer(static_cast<std::size_t>(total));
-  buffer sizes = host_buffer(sizeof(std::int64_t));
-  std::memcpy(sizes.get(), &total, sizeof total);
   auto* out_views = static_cast<u8*>(views.get());
   auto* out_data = static_cast<u8*>(data.get());
   for_parts(parts, [&](std::int64_t lo, std::int64_t hi) {
@@ -441,19 +505,131 @@ column repair_rows(const view_rows& r, on_invalid policy, const column_options& 
       std::memcpy(view + 12, &offset, 4);
     }
   });
-  const bool null_invalid = policy == on_invalid::null;
-  auto [validity, nulls] = result_validity(states, [&](row_state st) {
-    return st == row_state::valid || (st == row_state::invalid && !null_invalid);
+  std::vector<buffer> own;
+  own.push_back(std::move(data));
+  return view_result(states, policy, std::move(views), std::move(own), {total});
+}
+
+// The data buffers a shared-view result borrows from its input, in the input's order.
+struct shared_data {
+  std::vector<const void*> buffers;
+  std::vector<std::int64_t> sizes;
+};
+
+shared_data shared_of(const view_rows& r) {
+  const auto n = static_cast<std::size_t>(r.v.data_count);
+  return {std::vector<const void*>(r.v.data, r.v.data + n),
+          std::vector<std::int64_t>(r.v.data_sizes, r.v.data_sizes + n)};
+}
+shared_data shared_of(const rows<std::int32_t>& r) {
+  if (r.data == nullptr) return {};  // no bytes: every row is empty
+  return {{r.data}, {r.length == 0 ? 0 : static_cast<std::int64_t>(r.begin(r.length))}};
+}
+
+// Writes the view of valid row i as it is in the input: a view input's own view, or one into
+// the offset input's data buffer (index 0).
+void shared_view(const view_rows& r, std::int64_t i, u8* view) {
+  std::memcpy(view, r.v.views + view_bytes * (r.v.offset + i), view_bytes);
+}
+void shared_view(const rows<std::int32_t>& r, std::int64_t i, u8* view) {
+  const auto n = static_cast<std::int32_t>(r.size(i));
+  std::memcpy(view, &n, 4);
+  if (n <= inline_view_bytes) {
+    std::memset(view + 4, 0, view_bytes - 4);  // Arrow: an inline view's padding is zero
+    std::memcpy(view + 4, r.at(i), static_cast<std::size_t>(n));
+    return;
+  }
+  const std::int32_t index = 0, offset = r.offsets[i];
+  std::memcpy(view + 4, r.at(i), 4);
+  std::memcpy(view + 8, &index, 4);
+  std::memcpy(view + 12, &offset, 4);
+}
+
+// Writes the view of repaired row i (size bytes): inline, or at `at` of the repairs buffer
+// (index `index`, after the shared ones).
+void repaired_view(const u8* in, u64 n, std::int64_t size, u8* repairs, std::int64_t at, std::int32_t index,
+                   on_invalid policy, u8* view) {
+  const auto length = static_cast<std::int32_t>(size);
+  std::memcpy(view, &length, 4);
+  if (length == 0) return;
+  u8* dst = length <= inline_view_bytes ? view + 4 : repairs + at;
+  repair_row(in, n, dst, static_cast<u64>(size), policy);
+  if (length <= inline_view_bytes) return;
+  const auto offset = static_cast<std::int32_t>(at);
+  std::memcpy(view + 4, dst, 4);
+  std::memcpy(view + 8, &index, 4);
+  std::memcpy(view + 12, &offset, 4);
+}
+
+// Where each repaired row longer than a view holds goes: buffers of at most 2 GiB (a view
+// addresses its bytes with int32), filled in row order.
+struct repair_places {
+  std::vector<std::int32_t> buffer;
+  std::vector<std::int64_t> at;
+  std::vector<std::int64_t> buffer_bytes{0};
+};
+
+repair_places place_repairs(const std::vector<std::int64_t>& size) {
+  constexpr std::int64_t cap = std::numeric_limits<std::int32_t>::max();
+  repair_places p{std::vector<std::int32_t>(size.size(), 0), std::vector<std::int64_t>(size.size(), 0)};
+  for (std::size_t i = 0; i < size.size(); ++i) {
+    if (size[i] <= inline_view_bytes) continue;
+    if (size[i] > cap)
+      throw error(errc::output_too_small, "gutf8 columns: a repaired row holds " + std::to_string(size[i]) +
+                                              " bytes, more than a view addresses");
+    if (p.buffer_bytes.back() > cap - size[i]) p.buffer_bytes.push_back(0);
+    p.buffer[i] = static_cast<std::int32_t>(p.buffer_bytes.size() - 1);
+    p.at[i] = p.buffer_bytes.back();
+    p.buffer_bytes.back() += size[i];
+  }
+  return p;
+}
+
+// A utf8_view result whose valid rows keep the input's bytes in place (borrowed buffers) and
+// whose repaired rows go to new buffers after them.
+template <class Rows>
+column repair_sharing(const Rows& r, on_invalid policy, const column_options& opt) {
+  const auto parts = split_rows(r, opt.threads);
+  const auto n = static_cast<std::size_t>(r.length);
+  std::vector<std::int64_t> size(n, 0);  // of repaired rows
+  const std::vector<u8> states = analyze_all(r, parts, false, [&](std::int64_t i, const row_facts& f) {
+    if (!f.valid()) size[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(f.output_bytes(policy));
   });
-  array_parts p;
-  p.format = "vu";
-  p.length = r.length;
-  p.null_count = nulls;
-  p.buffers.push_back(std::move(validity));
-  p.buffers.push_back(std::move(views));
-  p.buffers.push_back(std::move(data));
-  p.buffers.push_back(std::move(sizes));
-  return make_column(std::move(p));
+  if (policy == on_invalid::raise)
+    if (const auto e = first_invalid(r, states)) raise_invalid(*e);
+  const repair_places places = place_repairs(size);
+  shared_data shared = shared_of(r);
+  const auto first = static_cast<std::int32_t>(shared.buffers.size());
+  buffer views = host_buffer(n * view_bytes);
+  std::vector<buffer> repairs;
+  std::vector<u8*> repair_data;
+  for (const std::int64_t bytes : places.buffer_bytes) {
+    repairs.push_back(host_buffer(static_cast<std::size_t>(bytes)));
+    repair_data.push_back(static_cast<u8*>(repairs.back().get()));
+  }
+  auto* out_views = static_cast<u8*>(views.get());
+  for_parts(parts, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      u8* view = out_views + view_bytes * i;
+      const auto st = static_cast<row_state>(states[k]);
+      if (st == row_state::valid) {
+        shared_view(r, i, view);
+        continue;
+      }
+      std::memset(view, 0, view_bytes);
+      if (st == row_state::invalid && policy != on_invalid::null) {
+        const std::int32_t b = places.buffer[k];
+        repaired_view(r.at(i), r.size(i), size[k], repair_data[static_cast<std::size_t>(b)], places.at[k], first + b,
+                      policy, view);
+      }
+    }
+  });
+  std::vector<buffer> data;
+  for (const void* b : shared.buffers) data.push_back(buffer(const_cast<void*>(b), [](void*) {}));  // borrowed
+  for (buffer& b : repairs) data.push_back(std::move(b));
+  shared.sizes.insert(shared.sizes.end(), places.buffer_bytes.begin(), places.buffer_bytes.end());
+  return view_result(states, policy, std::move(views), std::move(data), shared.sizes);
 }
 
 template <class F>
@@ -488,6 +664,14 @@ column make_valid(const ArrowArray& array, const ArrowSchema& schema, error_poli
 
 column cast_to_utf8(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy, const column_options& opt) {
   return with_rows(array, schema, opt, [&](const auto& r) { return repair_rows(r, policy, opt); });
+}
+
+column cast_sharing_input(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,
+                          const column_options& opt) {
+  if (is_view(schema)) return repair_sharing(checked_views(describe_view(array, schema)), policy, opt);
+  const string_array s = describe(array, schema);
+  if (s.large) throw error(errc::invalid_argument, "gutf8 columns: a view result cannot point into large offsets");
+  return repair_sharing(checked_rows<std::int32_t>(s, opt.data_bytes), policy, opt);
 }
 
 column count_code_points(const ArrowArray& array, const ArrowSchema& schema, on_invalid policy,

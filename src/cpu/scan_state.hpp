@@ -71,7 +71,8 @@ struct scan_cursor {
 template <mode M, error_policy P, bool Histogram>
 struct utf8_state : scan_cursor {
   static constexpr bool writes = M == mode::decode || M == mode::sanitize;
-  static constexpr bool stops = writes && P == error_policy::strict;
+  // A strict scan that writes, or a strict validation, ends at the first error unit.
+  static constexpr bool stops = (writes || M == mode::validate) && P == error_policy::strict;
 
   explicit utf8_state(const scan_request& j) noexcept
       : scan_cursor(j), out_limit(j.out_limit), histogram(j.histogram) {}

@@ -64,6 +64,16 @@ void check_all_operations(const std::vector<row>& rows, const column_case& c) {
     EXPECT_STREQ(counts.schema().format, c.layout.large ? "l" : "i");
     EXPECT_EQ(ints_of(counts.array(), counts.schema()), expect_counts(rows, p));
   }
+  for (const on_invalid p : {on_invalid::null, on_invalid::replace, on_invalid::drop}) {
+    SCOPED_TRACE(static_cast<int>(p));
+    if (c.layout.large) {
+      EXPECT_THROW((void)cast_sharing_input(in.array(), in.schema(), p, opt), error);
+      continue;
+    }
+    const column shared = cast_sharing_input(in.array(), in.schema(), p, opt);
+    EXPECT_STREQ(shared.schema().format, "vu");
+    EXPECT_EQ(strings_of(shared.array(), shared.schema()), expect_cast(rows, p));
+  }
   for (const error_policy p : {error_policy::replace, error_policy::drop}) {
     const column repaired = make_valid(in.array(), in.schema(), p, opt);
     EXPECT_EQ(strings_of(repaired.array(), repaired.schema()),
