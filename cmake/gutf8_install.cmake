@@ -10,10 +10,6 @@ if(GUTF8_CLI)
 endif()
 install(DIRECTORY include/gutf8 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         PATTERN "*.in" EXCLUDE)
-# The primitives' public headers (include/gutf8/prim/*.cuh) include their algorithms as
-# "prim/X.cuh" from kernels/; install those beside them (target gutf8_prim adds the path).
-install(DIRECTORY kernels/prim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gutf8/kernels
-        FILES_MATCHING PATTERN "*.cuh")
 install(FILES ${PROJECT_BINARY_DIR}/include/gutf8/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gutf8)
 install(EXPORT gutf8Targets NAMESPACE gutf8:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gutf8)

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "cuda/device_variants.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device.hpp"
 #include "utf8/byte_rule.cuh"
 

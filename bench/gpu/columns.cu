@@ -19,7 +19,7 @@
 
 #include "../columns_data.hpp"
 #include "gutf8/codec.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device.hpp"
 #include "gutf8/device_columns.hpp"
 

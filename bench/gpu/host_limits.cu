@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 
 namespace {
 

@@ -37,7 +37,7 @@
 #include <thrust/scan.h>
 #include <thrust/sort.h>
 
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/prim/cpu.hpp"
 #include "gutf8/prim/radix_sort.cuh"
 #include "gutf8/prim/scan.cuh"

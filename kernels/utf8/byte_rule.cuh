@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 #if !defined(__CUDA_ARCH__)
 #include <bit>

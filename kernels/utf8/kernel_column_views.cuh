@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "gutf8/detail/arrow_views.hpp"
+#include "utf8/arrow_views.hpp"
 #include "utf8/warp_column_rows.cuh"  // not kernel_columns.cuh, whose kernels device_columns.cu defines
 
 namespace gutf8::kern::columns {

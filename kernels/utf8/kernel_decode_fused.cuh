@@ -3,7 +3,7 @@
 //      (replace: every unit start, U+FFFD for error units; drop: well-formed starts; strict: the
 //      well-formed starts before the first error, stop flag in the scan value);
 //   2. rank: block scan of 32-bit flagged counts, then the tile's offset by decoupled look-back
-//      with one packed 64-bit word per tile (kernels/prim: flagged_count_state; strict reads 128
+//      with one packed 64-bit word per tile (the primitives: flagged_count_state; strict reads 128
 //      tiles a round trip, lookback_exclusive_span). What bounded CJK and emoji text was a tile's
 //      wait for aggregates its predecessors had not yet published, so each warp adds its count to
 //      the tile's word as soon as it has one (counted publication), before the block scan:

@@ -3,10 +3,10 @@
 // error unit (index `full`). Offsets in the summary are byte offsets of the UTF-32 input.
 // Fused: tiles of 256 threads x 24 elements (96 input bytes per thread); compact: 8 per thread.
 //   * encode_fused_kernel: per-thread encoded lengths ranked by block scan + decoupled look-back
-//     (tile_rank.cuh, kernels/prim); each warp stages its bytes in shared memory a word at a time
+//     (tile_rank.cuh, the primitives); each warp stages its bytes in shared memory a word at a time
 //     (word_appender, the UTF-8 forms from a shared table) while warp 0 looks back, then writes
 //     them with aligned 16-byte stores.
-//   * encode_expand_kernel + kernels/prim's select_bytes: every element writes 4 bytes padded with
+//   * encode_expand_kernel + the primitives' select_bytes: every element writes 4 bytes padded with
 //     0xFF (a byte UTF-8 never contains), then a byte compaction removes the padding.
 #pragma once
 

@@ -13,7 +13,7 @@
 // pass's LF counts and output length and every block returns.
 #pragma once
 
-#include "prim/store_range.cuh"
+#include "gutf8/prim/detail/store_range.cuh"
 #include "utf8/kernel_validate.cuh"
 #include "utf8/tile_rank.cuh"
 

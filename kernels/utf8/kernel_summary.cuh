@@ -4,7 +4,7 @@
 // here, so the work kernels only need commutative per-tile atomics.
 #pragma once
 
-#include "prim/warp_scan.cuh"
+#include "gutf8/prim/detail/warp_scan.cuh"
 #include "utf8/common.cuh"
 
 namespace gutf8::kern {
@@ -36,7 +36,7 @@ static __global__ void prepare_kernel(accum* acc, const u8* in, u64 n, bool is_l
   }
 }
 
-// Warp-wide min / max / sum of 64-bit values, in every lane (kernels/prim's butterfly).
+// Warp-wide min / max / sum of 64-bit values, in every lane (the primitives' butterfly).
 __device__ __forceinline__ u64 warp_min64(u64 v) {
   return prim::detail::warp_allreduce(v, [](u64 a, u64 b) { return b < a ? b : a; });
 }

@@ -1,5 +1,5 @@
 // UTF-16 output (device::decode_utf16): every code point of the decoded UTF-32 becomes one UTF-16
-// unit, or a surrogate pair above U+FFFF. An exclusive scan of those 1-or-2 counts (kernels/prim's
+// unit, or a surrogate pair above U+FFFF. An exclusive scan of those 1-or-2 counts (the primitives'
 // single-pass look-back scan, prim::transform_exclusive_scan with utf16_units) gives each code
 // point its place; these kernels scatter the units there and count them.
 #pragma once

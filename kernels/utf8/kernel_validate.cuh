@@ -20,7 +20,7 @@
 // pass's LF counts.
 #pragma once
 
-#include "prim/store_range.cuh"
+#include "gutf8/prim/detail/store_range.cuh"
 #include "utf8/kernel_summary.cuh"
 #include "utf8/tile_classify.cuh"
 

@@ -1,4 +1,4 @@
-// The UTF-8 kernels' tuning knobs, apart from the algorithms (as kernels/prim/policy.cuh is the
+// The UTF-8 kernels' tuning knobs, apart from the algorithms (as gutf8/prim/detail/policy.cuh is the
 // primitives'): tile shapes, the blocks per SM the kernels are compiled for, the fused decoder's
 // path thresholds, the L2 prefetch distance. Constants only, so host code includes it too (the
 // GPU tests place their boundary sizes on the kernels' real tile edges). Each value's reason is

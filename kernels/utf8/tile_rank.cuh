@@ -5,23 +5,23 @@
 //   prefetch_states_ahead   thread 32 asks L2 for the look-back words' line 64 tiles ahead
 //   begin_utf8_tile         thread 0 clears the summary and asks L2 for the input 2 MiB ahead
 //                           (common.cuh: prefetch_ahead); all threads classify the tile (tile_classify.cuh)
-//   block_scan_flag         of the thread's output count (kernels/prim's block scan with its warp
+//   block_scan_flag         of the thread's output count (the primitives' block scan with its warp
 //                           parts and flagged sums), stop_flagged
 //   add_lane_stats          the thread's errors and LFs into the tile summary
 //   publish_tile_aggregate  the tile's total, before the kernel stages its output, so that the
 //                           successors' look-backs need not wait for that work (or, counted:
 //                           each warp adds its count as soon as it knows it, add_warp_count)
 //   place_warp_output       after the staging (the look-back's latency overlaps it): warp 0 looks
-//                           back (kernels/prim's decoupled look-back over one 64-bit word per
+//                           back (the primitives' decoupled look-back over one 64-bit word per
 //                           tile, prim::flagged_count_state; the strict decoder reads 4 tiles a lane),
 //                           one barrier, thread 0 flushes the summary; the warp's range
 //                           (rank_block is that without the range; look_back_block and
 //                           settle_block its two halves)
 #pragma once
 
-#include "prim/block_scan.cuh"
-#include "prim/flagged_sum.cuh"
-#include "prim/tile_lookback.cuh"
+#include "gutf8/prim/detail/block_scan.cuh"
+#include "gutf8/prim/detail/flagged_sum.cuh"
+#include "gutf8/prim/detail/tile_lookback.cuh"
 #include "utf8/tile_classify.cuh"
 #include "utf8/tile_write.cuh"
 

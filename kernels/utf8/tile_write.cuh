@@ -1,9 +1,9 @@
 // A warp's output range, staged in shared memory, written with 16-byte stores aligned to the
-// destination (scalar stores for the partial groups at the ends): kernels/prim/store_range.cuh
+// destination (scalar stores for the partial groups at the ends): gutf8/prim/detail/store_range.cuh
 // with the codec's staging layouts.
 #pragma once
 
-#include "prim/store_range.cuh"
+#include "gutf8/prim/detail/store_range.cuh"
 #include "utf8/common.cuh"
 
 namespace gutf8::kern {

@@ -14,7 +14,7 @@
 
 #include <cuda_runtime.h>
 
-#include "prim/warp_scan.cuh"
+#include "gutf8/prim/detail/warp_scan.cuh"
 #include "utf8/common.cuh"
 #include "utf8/lane_row_links.cuh"
 

@@ -11,7 +11,7 @@
 
 #ifdef GUTF8_PY_CUDA
 #include "device_run.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #endif
 

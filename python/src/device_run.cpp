@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "gutf8/codec.hpp"
-#include "gutf8/cuda_resources.hpp"
-#include "gutf8/detail/utf8_rules.hpp"
+#include "cuda/cuda_resources.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "gutf8/device.hpp"
 
 namespace nb = nanobind;

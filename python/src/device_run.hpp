@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 #include <nanobind/nanobind.h>
 
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 
 namespace gutf8_py {
 

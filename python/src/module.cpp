@@ -21,7 +21,7 @@
 #include "columns.hpp"
 #include "file_runner.hpp"
 #include "gutf8/codec.hpp"
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/engine.hpp"
 #include "gutf8/stream.hpp"

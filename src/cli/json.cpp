@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 namespace gutf8::cli {
 namespace {

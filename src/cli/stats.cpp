@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 namespace gutf8::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 namespace gutf8::internal {
 

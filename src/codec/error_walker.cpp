@@ -1,4 +1,4 @@
-// The error walker: one byte at a time by Table 3-7 (gutf8/detail/utf8_rules.hpp, the rules the
+// The error walker: one byte at a time by Table 3-7 (kernels/utf8/utf8_rules.hpp, the rules the
 // block codecs share), with runs of ASCII skipped eight bytes at a time.
 #include "gutf8/errors.hpp"
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 namespace gutf8 {
 namespace {

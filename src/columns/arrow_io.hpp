@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gutf8/columns.hpp"
-#include "gutf8/detail/arrow_views.hpp"
+#include "utf8/arrow_views.hpp"
 
 namespace gutf8::internal::columns {
 

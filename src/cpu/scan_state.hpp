@@ -12,7 +12,7 @@
 
 #include "codec/block.hpp"
 #include "cpu/isa.hpp"
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 namespace gutf8::cpu {
 

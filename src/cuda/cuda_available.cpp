@@ -1,5 +1,5 @@
 #include "gutf8/codec.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/engine.hpp"
 
 namespace gutf8 {

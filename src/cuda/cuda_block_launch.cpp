@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cuda/cuda_block_processor.hpp"
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 
 namespace gutf8::internal {
 namespace {

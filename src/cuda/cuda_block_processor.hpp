@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "codec/gpu_backend.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device.hpp"
 #include "gutf8/error.hpp"
 #include "utf8/kernel_stats.hpp"

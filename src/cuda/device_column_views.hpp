@@ -10,7 +10,7 @@
 
 #include "columns/arrow_io.hpp"
 #include "cuda/device_columns_shared.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "utf8/warp_column_rows.cuh"
 
 namespace gutf8::device::views {

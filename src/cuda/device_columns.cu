@@ -13,7 +13,7 @@
 #include "columns/arrow_io.hpp"
 #include "cuda/device_column_views.hpp"
 #include "cuda/device_columns_shared.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #include "utf8/kernel_column_write.cuh"
 #include "utf8/kernel_columns.cuh"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "columns/arrow_io.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "device_launch.cuh"
 #include "gutf8/prim/scan.cuh"
 #include "utf8/warp_column_rows.cuh"

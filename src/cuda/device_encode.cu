@@ -1,6 +1,6 @@
 // gutf8::device::encode (fused and compact variants)
 #include "device_launch.cuh"
-#include "prim/select_bytes.cuh"
+#include "gutf8/prim/detail/select_bytes.cuh"
 #include "utf8/kernel_encode.cuh"
 
 namespace gutf8::device {
@@ -8,7 +8,7 @@ namespace {
 
 using namespace launch;
 
-// The compact encoder's second pass is kernels/prim's byte compaction of the padded bytes (strict:
+// The compact encoder's second pass is the primitives' byte compaction of the padded bytes (strict:
 // those before select_end) over the tile states prepare_kernel cleared, one per expand tile.
 static_assert(prim::detail::select_bytes_policy::tile % (4 * kern::expand_tile) == 0,
               "a compaction tile spans whole expand tiles: no more of them than tile states");

@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "gutf8/device.hpp"
-#include "prim/tile_lookback.cuh"
+#include "gutf8/prim/detail/tile_lookback.cuh"
 #include "utf8/common.cuh"
 #include "utf8/kernel_summary.cuh"
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "cpu/generators.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device.hpp"
 #include "gutf8/gutf8.hpp"
 

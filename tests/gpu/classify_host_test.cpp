@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "utf8/byte_rule.cuh"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpu/generators.hpp"
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 #include "gutf8/device_columns.hpp"
 #include "support/arrow_columns.hpp"
 #include "support/gpu.hpp"

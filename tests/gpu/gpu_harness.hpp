@@ -15,8 +15,8 @@
 
 #include "cuda/device_variants.hpp"
 #include "gutf8/codec.hpp"
-#include "gutf8/cuda_resources.hpp"
-#include "gutf8/detail/utf8_rules.hpp"
+#include "cuda/cuda_resources.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "gutf8/device.hpp"
 #include "support/gpu.hpp"
 #include "support/random.hpp"

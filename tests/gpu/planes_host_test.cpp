@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "support/byte_words.hpp"
 #include "utf8/lane_encode.cuh"
 #include "utf8/lane_planes.cuh"

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "support/byte_words.hpp"
 #include "utf8/lane_screen.cuh"
 

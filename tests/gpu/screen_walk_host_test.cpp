@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "gutf8/detail/utf8_rules.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "support/random.hpp"
 #include "utf8/warp_screen_walk.cuh"
 

@@ -9,11 +9,11 @@
 #include <numeric>
 #include <vector>
 
-#include "gutf8/cuda_resources.hpp"
-#include "prim/block_scan.cuh"
-#include "prim/flagged_sum.cuh"
-#include "prim/tile_lookback.cuh"
-#include "prim/warp_scan.cuh"
+#include "cuda/cuda_resources.hpp"
+#include "gutf8/prim/detail/block_scan.cuh"
+#include "gutf8/prim/detail/flagged_sum.cuh"
+#include "gutf8/prim/detail/tile_lookback.cuh"
+#include "gutf8/prim/detail/warp_scan.cuh"
 #include "prim_test_util.hpp"
 #include "support/gpu.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 
 namespace gutf8::test {
 

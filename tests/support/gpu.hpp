@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gutf8/cuda_resources.hpp"
+#include "cuda/cuda_resources.hpp"
 
 #define GUTF8_REQUIRE_GPU()                                                  \
   do {                                                                       \

@@ -1,6 +1,6 @@
 // The test oracle: a deliberately plain UTF-8 reader written straight from Unicode 3.9,
 // Table 3-7 (well-formed byte sequences) and the maximal-subpart practice of Table 3-8.
-// It shares no code with the library (not even gutf8/detail/utf8_rules.hpp): a mistake
+// It shares no code with the library (not even kernels/utf8/utf8_rules.hpp): a mistake
 // would have to be made twice, independently, to go unnoticed.
 #pragma once
 

@@ -22,9 +22,9 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "prim/radix_sort_digit.cuh"
-#include "prim/radix_sort_onesweep.cuh"
-#include "prim/radix_sort_split.cuh"
+#include "gutf8/prim/detail/radix_sort_digit.cuh"
+#include "gutf8/prim/detail/radix_sort_onesweep.cuh"
+#include "gutf8/prim/detail/radix_sort_split.cuh"
 
 namespace gutf8::prim {
 

@@ -22,11 +22,11 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "prim/scan_blelloch.cuh"
-#include "prim/scan_blocked.cuh"
-#include "prim/scan_hillis_steele.cuh"
-#include "prim/scan_lookback.cuh"
-#include "prim/scan_source.cuh"
+#include "gutf8/prim/detail/scan_blelloch.cuh"
+#include "gutf8/prim/detail/scan_blocked.cuh"
+#include "gutf8/prim/detail/scan_hillis_steele.cuh"
+#include "gutf8/prim/detail/scan_lookback.cuh"
+#include "gutf8/prim/detail/scan_source.cuh"
 
 namespace gutf8::prim {
 

@@ -24,8 +24,8 @@
 #include <cub/device/device_select.cuh>
 
 #include "gutf8/prim/scan.cuh"
-#include "prim/select.cuh"
-#include "prim/select_bytes.cuh"
+#include "gutf8/prim/detail/select.cuh"
+#include "gutf8/prim/detail/select_bytes.cuh"
 
 namespace gutf8::prim {
 

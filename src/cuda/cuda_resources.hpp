@@ -1,6 +1,6 @@
 // RAII owners for CUDA resources and the one path that turns a CUDA error into
-// gutf8::error with context. Host code only (tests, benchmarks, the pipeline);
-// device-API entry points return cudaError_t instead of throwing.
+// gutf8::error with context; internal (the CUDA backend, the Python binding, tests, benchmarks).
+// Device-API entry points return cudaError_t instead of throwing.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "gutf8/detail/utf8_rules.hpp"  // GUTF8_HD
+#include "utf8/utf8_rules.hpp"  // GUTF8_HD
 
 namespace gutf8::detail {
 
