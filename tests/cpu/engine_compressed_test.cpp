@@ -194,6 +194,31 @@ TEST_P(EngineCompressed, CompressedOutputsDecompressWithTheTool) {
   }
 }
 
+// Members of 1 to 5 bytes: parts shorter than a character, continuations alone, errors that span
+// several parts, in gutf8's own members of every format.
+TEST_P(EngineCompressed, TinyMembersEqualOneShot) {
+  const cz::format f = GetParam();
+  auto g = rng(101);
+  const std::string text = random_text(g, 397, 0.05) + "\xF0\x9F\x98" + std::string(7, '\x80') + "\xE2\x82\xAC\xF4";
+  std::string compressed;
+  cz::part_compressor pc(f);
+  for (std::size_t at = 0, k = 0; at < text.size(); ++k) {
+    const std::size_t n = std::min<std::size_t>(1 + k * 7 % 5, text.size() - at);
+    std::vector<std::uint8_t> out;
+    pc.append(test::compress::ubytes(text.substr(at, n)), out);
+    compressed.append(reinterpret_cast<const char*>(out.data()), out.size());
+    at += n;
+  }
+  for (const auto& [o, p] : operations_and_policies) {
+    if (o == operation::encode) continue;
+    // Small chunks group few parts into one task: most seams fall between tasks.
+    for (const std::uint64_t chunk : {std::uint64_t{16}, std::uint64_t{61}}) {
+      SCOPED_TRACE(testing::Message() << name(o) << '/' << name(p) << ", chunks of " << chunk);
+      expect_every_source(compressed, f, one_shot(o, p, text), config_for(o, p, chunk));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, EngineCompressed, testing::ValuesIn(all_formats), test::compress::param_name);
 
 // Bytes as they are: a compressed file validated as its bytes (decompress = false).
