@@ -146,7 +146,12 @@ TEST_F(compressed, NoDecompressReadsTheBytes) {
   EXPECT_NE(json.out.find("\"bytes\":6"), std::string::npos) << json.out;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GUTF8_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(GUTF8_TEST_ASAN)
 constexpr bool sanitized = true;  // ASan's shadow and quarantine: resident memory says nothing
 #else
 constexpr bool sanitized = false;
