@@ -5,14 +5,18 @@
 // a pipe is read, processed and written overlapped. What the caller sees comes in input order, on
 // the calling thread: each input's output, then its report (or the reason it could not be read),
 // byte-identical to running that input alone through one gutf8::stream. The CLI, the Python
-// package and C++ users all read their inputs through this.
+// package and C++ users all read their inputs through this. Compressed inputs (gzip, zstd, xz,
+// bzip2, lz4) are recognized by their magic numbers and processed as the text they hold, in
+// bounded memory; outputs may be compressed (run_config::compress_output).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gutf8/error.hpp"
@@ -72,6 +76,23 @@ class gpu_lane_cache {
   std::unique_ptr<state> state_;
 };
 
+// Compressed formats: what an input holds (recognized by its magic number) and what an output is
+// written as.
+enum class compression : std::uint8_t { none, gzip, zstd, xz, bzip2, lz4 };
+// "none", "gzip", "zstd", "xz", "bzip2", "lz4".
+[[nodiscard]] std::string_view name(compression c) noexcept;
+// The format a file name asks for by its suffix (.gz, .zst, .xz, .bz2, .lz4, as `tar -a` chooses);
+// none for any other name.
+[[nodiscard]] compression compression_by_suffix(std::string_view path) noexcept;
+// The format whose magic number the first bytes of an input carry (10 bytes are enough); none for
+// anything else, which the engine reads as text.
+[[nodiscard]] compression sniff_compression(std::span<const std::byte> first_bytes) noexcept;
+
+struct output_compression {
+  compression format = compression::none;
+  int level = 0;  // 0: the format's tool's default (gzip 6, zstd 3, xz 6, bzip2 9, lz4 1)
+};
+
 // How regular files are read.
 enum class read_method : std::uint8_t {
   copy,  // pread into the workers' own buffers: a file that shrinks is that input's failure
@@ -89,6 +110,13 @@ struct run_config {
   std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host)
   std::size_t chunk_bytes = std::size_t{4} << 20;   // reads of a stream (pipe, standard input)
   read_method read = read_method::copy;
+  // Inputs that start with a compressed format's magic number are read as the text they hold
+  // (offsets, lines and columns count in that text); false reads every input's bytes as they are.
+  bool decompress = true;
+  // Each input's output is compressed into self-contained members (frames) of this format, on the
+  // workers, in parallel; their concatenation, in order, is one valid file of the format. An input
+  // whose output is empty gives one empty member, so that each input's output is such a file too.
+  output_compression compress_output{};
 };
 
 // What run() will do with a config on this machine, decided once before any input is read.
@@ -107,6 +135,9 @@ struct run_plan {
   read_method read = read_method::copy;
   bool pieces = true;              // false: the config needs every byte in one stream (error lists,
                                    // other text forms, a BOM), so each input is read by one worker
+  bool decompress = true;          // compressed inputs are read as their text
+  bool compressed_parts = true;    // ... a compressed file's independent parts on every worker (else in order)
+  output_compression output{};     // outputs compressed so
   [[nodiscard]] std::string describe() const;  // one line for --verbose
 };
 run_plan plan_run(const run_config& config);
@@ -117,6 +148,10 @@ struct input_report {
   std::vector<code_point_count> top;     // run_config::top most frequent (stats with histogram)
   std::vector<error_unit> listed_errors;  // stream_config::max_listed_errors first error units
   std::uint64_t gpu_bytes = 0;           // input bytes the GPU lanes did
+  compression compressed = compression::none;  // the input was decompressed from this format
+  // Bytes after the last member of a compressed input that were ignored, from this compressed
+  // offset: gzip and bzip2 ignore them as their tools do (gzip when they are not all zeros).
+  std::optional<std::uint64_t> trailing_ignored;
 };
 
 struct run_report {
@@ -152,6 +187,12 @@ class run_observer {
 // config, before any work), no_device (backend::cuda without a usable GPU), out_of_memory,
 // device_failure (a GPU failed under backend::cuda), and whatever the observer throws.
 run_report run(std::span<const input> inputs, const run_config& config, run_observer& observer);
+
+// Bytes [offset, offset + count) of an input's text as a run reads it (decompressed, unless
+// decompress is false), fewer where the text ends first: what an error report shows of the unit at
+// an offset. A compressed input is decompressed from its start up to there. Throws
+// gutf8::error(io_failure) when the input cannot be read.
+std::vector<std::byte> text_at(const input& in, std::uint64_t offset, std::size_t count, bool decompress = true);
 
 // Every usable GPU, numbered for run_config::devices (empty where none is).
 std::vector<int> all_devices();

@@ -399,10 +399,7 @@ def validate_files(paths: Iterable[PathLike], *, backend: str = "auto", threads:
 
 
 def _file_error(p: str, d: dict) -> DecodeError:
-    with open(p, "rb") as f:
-        f.seek(d["offset"])
-        unit = f.read(d["length"])
-    return _decode_error(unit, 0, d, p)
+    return _decode_error(d["unit"], 0, d, p)  # read back from the file's text (decompressed)
 
 
 def decode_file(path: PathLike, errors: str = "strict", *, backend: str = "auto", threads: int = 0,
@@ -432,8 +429,8 @@ def repair_file(path: PathLike, out: PathLike, errors: str = "replace", *, backe
         existing: Optional[os.stat_result] = os.stat(o)
     except FileNotFoundError:
         existing = None
-    run = lambda fd: _gutf8.repair_file(os.fsencode(p), fd, errors, backend, threads, _file_device(device),
-                                            progress, gpu_lanes, read)
+    run = lambda fd: _gutf8.repair_file(os.fsencode(p), fd, os.fsencode(o), errors, backend, threads,
+                                            _file_device(device), progress, gpu_lanes, read)
     if existing is not None and not stat.S_ISREG(existing.st_mode):  # a device or a pipe: no rename
         fd = os.open(o, os.O_WRONLY | os.O_CLOEXEC)
         try:

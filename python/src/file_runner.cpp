@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <cerrno>
+#include <cstdio>
 
 namespace gutf8_py {
 namespace {
@@ -34,6 +36,16 @@ std::uint64_t file_size(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) throw gutf8::system_call_failure(errno, path);
   if (!S_ISREG(st.st_mode)) throw gutf8::error(gutf8::errc::io_failure, path + ": not a regular file");
   return static_cast<std::uint64_t>(st.st_size);
+}
+
+bool compressed_file(const std::string& path) {
+  std::array<std::byte, 16> head{};
+  std::size_t got = 0;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    got = std::fread(head.data(), 1, head.size(), f);
+    std::fclose(f);
+  }
+  return gutf8::sniff_compression(std::span(head).first(got)) != gutf8::compression::none;
 }
 
 std::vector<file_outcome> run_files(const std::vector<std::string>& paths, const gutf8::run_config& config,

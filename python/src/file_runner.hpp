@@ -25,6 +25,10 @@ using file_sink = std::function<void(std::size_t, std::span<const std::byte>)>;
 // not a regular file): what decode_file allocates for.
 std::uint64_t file_size(const std::string& path);
 
+// Whether the file starts as a compressed format that a run reads as its text (false when it
+// cannot be read: the run reports that).
+bool compressed_file(const std::string& path);
+
 std::vector<file_outcome> run_files(const std::vector<std::string>& paths, const gutf8::run_config& config,
                                     const file_sink& sink, const std::function<void(std::uint64_t)>& progress,
                                     double* seconds = nullptr);

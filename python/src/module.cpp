@@ -9,6 +9,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -256,8 +257,8 @@ gutf8::run_config run_config(gutf8::operation op, std::string_view errors, std::
   return c;
 }
 
-// A file's report, with the bytes of its first error unit read back for the exception's end; an
-// unreadable file's "error" (its message) and "errno".
+// A file's report, with the bytes of its first error unit read back (from the text, for a
+// compressed file) for the exception; an unreadable file's "error" (its message) and "errno".
 nb::dict file_dict(const std::string& path, const gutf8_py::file_outcome& o, double seconds) {
   if (o.failure) {
     nb::dict d;
@@ -272,14 +273,18 @@ nb::dict file_dict(const std::string& path, const gutf8_py::file_outcome& o, dou
   d["stopped"] = r.stopped;
   d["seconds"] = seconds;
   if (r.stats.input.first_error) {
-    const std::uint64_t at = r.stats.input.first_error->offset;
-    std::byte window[4] = {};
-    std::size_t got = 0;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-      if (std::fseek(f, static_cast<long>(at), SEEK_SET) == 0) got = std::fread(window, 1, sizeof window, f);
-      std::fclose(f);
+    // The offset counts in the file's text: a compressed file is decompressed up to it.
+    std::vector<std::byte> window;
+    try {
+      window = gutf8::text_at(gutf8::input::file(path), r.stats.input.first_error->offset, 4);
+    } catch (const gutf8::error&) {  // the file changed or vanished since: the unit's first byte
     }
-    d["length"] = got ? gutf8::detail::error_unit_length(reinterpret_cast<const std::uint8_t*>(window), got) : 1u;
+    const std::size_t length =
+        window.empty() ? 1u
+                       : gutf8::detail::error_unit_length(reinterpret_cast<const std::uint8_t*>(window.data()),
+                                                           window.size());
+    d["length"] = length;
+    d["unit"] = nb::bytes(window.data(), std::min(length, window.size()));  // the DecodeError's object
   }
   return d;
 }
@@ -337,12 +342,20 @@ nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, s
                          std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
   const std::string path = path_of(path_bytes);
   const auto config = run_config(gutf8::operation::decode, errors, backend, threads, device, read, std::move(lanes));
-  const std::uint64_t size = gutf8_py::file_size(path);
-  malloc_block out = allocate(size * sizeof(char32_t));
+  // A plain file's text is its size; a compressed file's is unknown, so its array grows as it comes.
+  const bool compressed = gutf8_py::compressed_file(path);
+  std::size_t capacity = gutf8_py::file_size(path) * sizeof(char32_t);
+  malloc_block out = allocate(capacity);
   std::size_t filled = 0;
   const gutf8_py::file_sink sink = [&](std::size_t, std::span<const std::byte> chunk) {
-    if (filled + chunk.size() > size * sizeof(char32_t))
-      throw gutf8::error(gutf8::errc::io_failure, path + ": the file grew while it was read");
+    if (filled + chunk.size() > capacity) {
+      if (!compressed) throw gutf8::error(gutf8::errc::io_failure, path + ": the file grew while it was read");
+      capacity = std::max(2 * capacity, filled + chunk.size());
+      void* grown = std::realloc(out.get(), capacity);
+      if (grown == nullptr) throw std::bad_alloc();
+      (void)out.release();
+      out.reset(grown);
+    }
     std::memcpy(static_cast<std::byte*>(out.get()) + filled, chunk.data(), chunk.size());
     filled += chunk.size();
   };
@@ -353,11 +366,13 @@ nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, s
 
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
-nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, std::string_view errors, std::string_view backend,
-                        unsigned threads, int device, nb::handle progress,
+// `out_name` ending in .gz, .zst, .xz, .bz2 or .lz4 makes the output that format, as the CLI's -o.
+nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes& out_name, std::string_view errors,
+                        std::string_view backend, unsigned threads, int device, nb::handle progress,
                         std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
   const std::string path = path_of(path_bytes);
-  const auto config = run_config(gutf8::operation::sanitize, errors, backend, threads, device, read, std::move(lanes));
+  auto config = run_config(gutf8::operation::sanitize, errors, backend, threads, device, read, std::move(lanes));
+  config.compress_output.format = gutf8::compression_by_suffix(path_of(out_name));
   double seconds = 0;
   const gutf8_py::file_outcome o = run_one(path, config, [out_fd](std::size_t, std::span<const std::byte> b) {
     write_all(out_fd, b);
@@ -431,7 +446,7 @@ NB_MODULE(_gutf8, m) {
         "progress"_a.none(), "lanes"_a.none(), "read"_a);
   m.def("decode_file", &py_decode_file, "path"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a,
         "progress"_a.none(), "lanes"_a.none(), "read"_a);
-  m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "errors"_a, "backend"_a, "threads"_a,
+  m.def("repair_file", &py_repair_file, "path"_a, "out_fd"_a, "out_name"_a, "errors"_a, "backend"_a, "threads"_a,
         "device"_a, "progress"_a.none(), "lanes"_a.none(), "read"_a);
   m.def("cuda_available", &gutf8::cuda_available);
   m.def("cuda_devices", &gutf8::all_devices);

@@ -14,10 +14,12 @@
 namespace gutf8::cli {
 namespace {
 
-// The whole size when every input is a regular file, for the progress bar's ETA.
-std::optional<std::uint64_t> total_size(const std::vector<std::string>& inputs) {
+// The whole size when every input is a regular file, for the progress bar's ETA; none where a
+// compressed file's name says that its text (which the bar counts) is larger.
+std::optional<std::uint64_t> total_size(const std::vector<std::string>& inputs, bool decompress) {
   std::uint64_t total = 0;
   for (const auto& path : inputs) {
+    if (decompress && compression_by_suffix(path) != compression::none) return std::nullopt;
     const auto size = regular_file_size(path);
     if (!size) return std::nullopt;
     total += *size;
@@ -39,7 +41,7 @@ std::string_view backend_name(backend b) {
 
 invocation::invocation(const cli_options& options)
     : options_(options), stdout_(STDOUT_FILENO) {
-  if (progress_bar::wanted(options.progress)) bar_.start(total_size(options.inputs));
+  if (progress_bar::wanted(options.progress)) bar_.start(total_size(options.inputs, options.decompress));
 }
 
 void invocation::raise(exit_status status) noexcept { status_ = std::max(status_, status); }
@@ -129,6 +131,9 @@ run_config invocation::engine_config(const stream_config& config, std::size_t to
   rc.devices = options_.devices;
   rc.all_devices = options_.all_devices;
   rc.top = top_n;
+  rc.decompress = options_.decompress;
+  // -o NAME.gz (.zst, .xz, .bz2, .lz4) is written in that format, as tar -a chooses.
+  if (options_.output) rc.compress_output.format = compression_by_suffix(*options_.output);
   if (options_.chunk_size) {
     rc.chunk_bytes = *options_.chunk_size;
     rc.piece_bytes = std::min(*options_.chunk_size, rc.piece_bytes);

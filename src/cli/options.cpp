@@ -39,7 +39,7 @@ struct raw_values {
   std::vector<std::string> inputs;
   bool progress = false, no_progress = false, verbose = false, help = false, version = false;
   bool replace = false, drop = false, json = false, quiet = false, force = false;
-  bool bom = false;
+  bool bom = false, no_decompress = false;
   bool list_errors = false, files_with_errors = false, files_without_errors = false;
 };
 
@@ -77,6 +77,9 @@ po::options_description common_options(raw_values& v) {
     ("progress", po::bool_switch(&v.progress),
      "progress bar on stderr when it is a terminal (default)")
     ("no-progress", po::bool_switch(&v.no_progress), "no progress bar")
+    ("no-decompress", po::bool_switch(&v.no_decompress),
+     "read inputs that start as gzip, zstd, xz, bzip2 or lz4 data as the bytes they are "
+     "(by default they are read as the text they hold)")
     ("verbose", po::bool_switch(&v.verbose),
      "print read/process/write timings to stderr at the end")
     ("help,h", po::bool_switch(&v.help), "show this help and exit")
@@ -90,7 +93,8 @@ void add_output_option(po::options_description& d, raw_values& v) {
   };
   d.add_options()("output,o", po::value(&v.output)->value_name("OUT")->notifier(not_empty),
                   "write to OUT instead of standard output (- is standard output); OUT "
-                  "appears only if the command succeeds (written to a temporary, then renamed)");
+                  "appears only if the command succeeds (written to a temporary, then renamed); "
+                  "OUT ending in .gz, .zst, .xz, .bz2 or .lz4 is written in that format");
 }
 
 po::options_description command_options(command c, raw_values& v) {
@@ -407,6 +411,7 @@ cli_options to_options(command c, raw_values& v) {
   }
   o.progress = !v.no_progress && !v.quiet;
   o.verbose = v.verbose;
+  o.decompress = !v.no_decompress;
   return o;
 }
 

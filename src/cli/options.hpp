@@ -58,6 +58,7 @@ struct cli_options {
   std::optional<std::size_t> chunk_size;  // --chunk-size; none: the engine's default
   bool progress = true;                // still needs stderr to be a terminal
   bool verbose = false;
+  bool decompress = true;              // compressed inputs read as their text (not --no-decompress)
 };
 
 // What the command line asks for.

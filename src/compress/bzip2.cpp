@@ -86,8 +86,9 @@ class bzip2_part_encoder final : public part_encoder {
     if (text.size() > max_step_bytes || out.size() < bound(text.size()))
       throw error(errc::invalid_argument, "bzip2 part: text above 1 GiB or output below bound()");
     auto size = static_cast<unsigned>(std::min(out.size(), max_step_bytes));
-    const int rc = BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(out.data()), &size,
-                                            reinterpret_cast<char*>(const_cast<std::uint8_t*>(text.data())),
+    char none = 0;  // libbz2 refuses a null source, which an empty span may hold
+    char* source = text.empty() ? &none : reinterpret_cast<char*>(const_cast<std::uint8_t*>(text.data()));
+    const int rc = BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(out.data()), &size, source,
                                             static_cast<unsigned>(text.size()), level_, 0, 0);
     if (rc != BZ_OK)
       throw error(errc::io_failure, "libbz2: BZ2_bzBuffToBuffCompress failed (" + std::to_string(rc) + ")");

@@ -313,7 +313,9 @@ void board::fail(job& j, const piece_run& run, std::exception_ptr why, bool fata
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.failed_.emplace(run.first, job::failure{std::move(why), fatal});
-    if (j.shape_ == job_shape::chunks) j.reading_ = false;  // only its reader fails a stream at once
+    // Its reader fails a stream with an empty run and reads no more; a worker's failure (a part of a
+    // compressed file) leaves the reader to see the job closed.
+    if (j.shape_ == job_shape::chunks && run.count == 0) j.reading_ = false;
     wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_ && is_front(j)};
   }
   notify(wake);

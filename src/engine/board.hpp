@@ -27,6 +27,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/edges.hpp"
 #include "engine/job_input.hpp"
 #include "engine/pieces.hpp"
 #include "gutf8/engine.hpp"
@@ -43,6 +44,7 @@ struct run_result {
   bool accounted = false;                 // the worker accounted the bytes itself (a whole input or
                                           // one stream): outcome is not committed
   std::unique_ptr<input_report> report;   // accounted jobs: the input's report, on its last run
+  std::optional<text_edges> edges;        // a part of a compressed file: what lies outside the outcome
 };
 
 // Thrown by a worker that could not do a run and wants the others to do it instead.

@@ -23,6 +23,13 @@ owned_bytes pinned_bytes(std::size_t n) {
   return owned_bytes(p, free_page_locked);
 }
 
+std::pair<std::uint8_t*, std::function<void()>> fresh_output(std::size_t bytes) {
+  if (bytes == 0) return {nullptr, {}};
+  std::shared_ptr<std::uint8_t[]> buffer = std::make_shared_for_overwrite<std::uint8_t[]>(bytes);
+  std::uint8_t* p = buffer.get();
+  return {p, [owner = std::move(buffer)]() mutable { owner.reset(); }};
+}
+
 std::pair<std::uint8_t*, std::function<void()>> output_pool::acquire() {
   std::unique_lock lock(m_);
   if (free_.empty() && (limit_ == 0 || all_.size() < limit_)) {

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <utility>
 
 #include "codec/boundary.hpp"
+#include "engine/compressed.hpp"
 #include "engine/on_threads.hpp"
 #include "gutf8/error.hpp"
 
@@ -63,8 +65,40 @@ opened_input whole_from(std::span<const std::uint8_t> bytes, std::unique_ptr<job
   return o;
 }
 
+// A compressed input read as its text: in parts where the plan allows (engine/compressed.hpp),
+// else in order by one reader.
+opened_input open_compressed(compress::format f, descriptor fd, std::uint64_t base, std::uint64_t size,
+                             const run_plan& plan) {
+  opened_input o;
+  o.shape = job_shape::chunks;
+  o.pieces = 0;
+  o.holds_fd = true;
+  if (plan.compressed_parts)
+    o.in = std::make_unique<compressed_input>(f, std::move(fd), base, size);
+  else
+    o.in = std::make_unique<stream_input>(std::move(fd), true, base + size, f);
+  return o;
+}
+
+opened_input open_compressed(compress::format f, std::vector<std::uint8_t>&& owned,
+                             std::span<const std::uint8_t> bytes, const run_plan& plan) {
+  opened_input o;
+  o.shape = job_shape::chunks;
+  o.pieces = 0;
+  if (plan.compressed_parts)
+    o.in = std::make_unique<compressed_input>(f, std::move(owned), bytes);
+  else
+    o.in = std::make_unique<stream_input>(std::move(owned), bytes, f);
+  return o;
+}
+
+compress::format sniffed(std::span<const std::uint8_t> head, const run_plan& plan) {
+  return plan.decompress ? compress::sniff(head) : compress::format::none;
+}
+
 opened_input open_memory(std::span<const std::byte> bytes, const run_plan& plan) {
   const std::span<const std::uint8_t> data(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  if (const compress::format f = sniffed(data, plan); f != compress::format::none) return open_compressed(f, {}, data, plan);
   if (!plan.pieces || data.size() <= plan.whole_bytes) return whole_from(data, std::make_unique<whole_input>(data));
   opened_input o;
   o.shape = job_shape::pieces;
@@ -74,14 +108,20 @@ opened_input open_memory(std::span<const std::byte> bytes, const run_plan& plan)
   return o;
 }
 
-// A small file's bytes, read whole into the opener's buffer or into the job's own.
-opened_input read_whole(const descriptor& fd, std::uint64_t base, std::size_t total, opener_state& opener) {
+// A small file's bytes, read whole into the opener's buffer or into the job's own; compressed bytes
+// are the job's own (their text is read later, part by part).
+opened_input read_whole(const descriptor& fd, std::uint64_t base, std::size_t total, const run_plan& plan,
+                        opener_state& opener) {
   std::span<std::uint8_t> reused = opener.buffer(total);
   std::vector<std::uint8_t> owned(reused.empty() ? total : 0);
   const std::span<std::uint8_t> bytes = reused.empty() ? std::span(owned) : reused;
   if (pread_full(fd.get(), bytes, base) != bytes.size()) shrank();
   // Only a borrowed descriptor's offset matters; an owned one is closed right away.
   if (!fd.owned()) (void)::lseek(fd.get(), static_cast<off_t>(base + total), SEEK_SET);
+  if (const compress::format f = sniffed(bytes, plan); f != compress::format::none) {
+    if (!reused.empty()) owned.assign(bytes.begin(), bytes.end());
+    return open_compressed(f, std::move(owned), {}, plan);
+  }
   auto in = reused.empty() ? std::make_unique<whole_input>(std::move(owned)) : std::make_unique<whole_input>(reused);
   const std::span<const std::uint8_t> view = in->bytes();
   return whole_from(view, std::move(in));
@@ -91,13 +131,19 @@ opened_input read_whole(const descriptor& fd, std::uint64_t base, std::size_t to
 opened_input open_regular(descriptor fd, std::uint64_t base, std::uint64_t size, const run_plan& plan,
                           opener_state& opener) {
   const std::uint64_t total = size > base ? size - base : 0;
-  if (total <= plan.whole_bytes) return read_whole(fd, base, static_cast<std::size_t>(total), opener);
+  if (total <= plan.whole_bytes) return read_whole(fd, base, static_cast<std::size_t>(total), plan, opener);
+  if (plan.decompress) {
+    std::array<std::uint8_t, compress::sniff_bytes> head{};
+    if (pread_full(fd.get(), head, base) != head.size()) shrank();
+    if (const compress::format f = compress::sniff(head); f != compress::format::none)
+      return open_compressed(f, std::move(fd), base, total, plan);
+  }
   opened_input o;
   o.holds_fd = true;
   if (!plan.pieces) {
     o.shape = job_shape::chunks;
     o.pieces = 0;
-    o.in = std::make_unique<stream_input>(std::move(fd), true, size);
+    o.in = std::make_unique<stream_input>(std::move(fd), true, size, compress::format::none);
     return o;
   }
   o.shape = job_shape::pieces;
@@ -228,14 +274,71 @@ void random_input::consumed(std::uint64_t bytes) const {
 
 // ---------------------------------------------------------------------- stream_input ----
 
-stream_input::stream_input(descriptor fd, bool regular, std::optional<std::uint64_t> size)
-    : fd_(std::move(fd)), regular_(regular), size_(size) {
+stream_input::stream_input(descriptor fd, bool regular, std::optional<std::uint64_t> size,
+                           std::optional<compress::format> format)
+    : fd_(std::move(fd)), regular_(regular), size_(size), format_(format) {
   if (regular_) (void)::posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint
+  if (format_ && *format_ != compress::format::none) open_decompressor(*format_, {});
+}
+
+stream_input::stream_input(std::vector<std::uint8_t>&& owned, std::span<const std::uint8_t> bytes,
+                           compress::format format)
+    : owned_(std::move(owned)), memory_(owned_.empty() ? bytes : std::span<const std::uint8_t>(owned_)),
+      in_memory_(true), format_(format) {
+  if (format != compress::format::none) open_decompressor(format, {});
+}
+
+stream_input::~stream_input() = default;
+
+void stream_input::open_decompressor(compress::format f, std::span<const std::uint8_t> head) {
+  compressed = compression_of(f);
+  decompressor_ = std::make_unique<compress::decompressor>();
+  decompressor_->open(f, [this](std::span<std::uint8_t> b) { return read_raw(b, stop_); }, head);
+}
+
+// A pipe's first bytes say whether it is compressed; read here, where the read can be stopped.
+void stream_input::sniff(const std::function<bool()>& stop) {
+  std::vector<std::uint8_t> head(compress::sniff_bytes);
+  head.resize(read_raw(head, stop));
+  format_ = compress::sniff(head);
+  if (*format_ != compress::format::none)
+    open_decompressor(*format_, head);
+  else
+    unread_ = std::move(head);
 }
 
 std::size_t stream_input::read(std::span<std::uint8_t> buffer, const std::function<bool()>& stop) {
+  if (!format_) sniff(stop);
+  if (!decompressor_) {
+    const std::size_t n = read_raw(buffer, stop);
+    ended_ = raw_ended_;
+    return n;
+  }
+  stop_ = stop;
   std::size_t filled = 0;
   while (filled < buffer.size() && !ended_) {
+    const std::size_t n = decompressor_->read(buffer.subspan(filled));
+    if (n == 0) {
+      ended_ = true;
+      trailing_ignored = decompressor_->ignored_from();
+    }
+    filled += n;
+  }
+  return filled;
+}
+
+std::size_t stream_input::read_raw(std::span<std::uint8_t> buffer, const std::function<bool()>& stop) {
+  std::size_t filled = std::min(unread_.size(), buffer.size());
+  std::copy_n(unread_.begin(), filled, buffer.begin());
+  unread_.erase(unread_.begin(), unread_.begin() + static_cast<std::ptrdiff_t>(filled));
+  if (in_memory_) {
+    const std::size_t n = std::min(memory_.size(), buffer.size() - filled);
+    std::copy_n(memory_.begin(), n, buffer.begin() + static_cast<std::ptrdiff_t>(filled));
+    memory_ = memory_.subspan(n);
+    raw_ended_ = memory_.empty();
+    return filled + n;
+  }
+  while (filled < buffer.size() && !raw_ended_) {
     if (!regular_) {
       if (stop && stop()) break;
       pollfd p{fd_.get(), POLLIN, 0};
@@ -245,7 +348,7 @@ std::size_t stream_input::read(std::span<std::uint8_t> buffer, const std::functi
     }
     const ssize_t n = ::read(fd_.get(), buffer.data() + filled, buffer.size() - filled);
     if (n == 0) {
-      ended_ = true;
+      raw_ended_ = true;
       // A regular file that ends before the size it had when opened shrank under the reader.
       if (regular_ && size_) {
         const off_t at = ::lseek(fd_.get(), 0, SEEK_CUR);
@@ -346,8 +449,18 @@ opened_input open_input(const input& what, const run_plan& plan, bool /*utf32*/,
   o.shape = job_shape::chunks;
   o.pieces = 0;
   o.holds_fd = true;
-  o.in = std::make_unique<stream_input>(std::move(fd), false, std::nullopt);
+  // A pipe's format is found on its first read, which can be stopped.
+  o.in = std::make_unique<stream_input>(std::move(fd), false, std::nullopt,
+                                        plan.decompress ? std::nullopt : std::optional(compress::format::none));
   return o;
 }
+
+compress::format format_of(compression c) noexcept { return static_cast<compress::format>(c); }
+compression compression_of(compress::format f) noexcept { return static_cast<compression>(f); }
+static_assert(static_cast<int>(compress::format::lz4) == static_cast<int>(compression::lz4) &&
+              static_cast<int>(compress::format::bzip2) == static_cast<int>(compression::bzip2) &&
+              static_cast<int>(compress::format::xz) == static_cast<int>(compression::xz) &&
+              static_cast<int>(compress::format::zstd) == static_cast<int>(compression::zstd) &&
+              static_cast<int>(compress::format::gzip) == static_cast<int>(compression::gzip));
 
 }  // namespace gutf8::internal

@@ -16,6 +16,7 @@
 
 #include "codec/lines.hpp"
 #include "codec/stream_core.hpp"
+#include "compress/decompressor.hpp"
 #include "engine/board.hpp"
 #include "engine/mapped_range.hpp"
 #include "engine/pieces.hpp"
@@ -84,12 +85,19 @@ struct chunk {
 };
 
 // A stream read in order by one reader: a pipe, standard input, a character device, or a regular
-// file when the config needs one stream.
+// file (or bytes in memory) when the config needs one stream or the input is compressed and read
+// in order. A compressed stream is read as the text it holds (compress/decompressor.hpp).
 class stream_input final : public job_input {
  public:
-  stream_input(descriptor fd, bool regular, std::optional<std::uint64_t> size);
-  // Fills buffer unless the stream ends first; returns the bytes read. A pipe is polled, so that
-  // stop() (asked every ~0.1 s) ends a read that waits; it then returns what it has.
+  // format: the input's compression, known (none: bytes as they are), or found from its first
+  // bytes on the first read (nullopt: a pipe, whose reads must be able to stop).
+  stream_input(descriptor fd, bool regular, std::optional<std::uint64_t> size,
+               std::optional<compress::format> format);
+  // Bytes in memory (`owned`, or borrowed `bytes` that outlive the run).
+  stream_input(std::vector<std::uint8_t>&& owned, std::span<const std::uint8_t> bytes, compress::format format);
+  ~stream_input() override;
+  // Fills buffer with text unless the stream ends first; returns the bytes read. A pipe is polled,
+  // so that stop() (asked every ~0.1 s) ends a read that waits; it then returns what it has.
   std::size_t read(std::span<std::uint8_t> buffer, const std::function<bool()>& stop);
   // The reader's next chunk, cut at a unit start; the bytes after the cut open the next one.
   chunk next_chunk(std::size_t chunk_bytes, bool utf32, const std::function<bool()>& stop);
@@ -103,9 +111,21 @@ class stream_input final : public job_input {
   std::optional<stream_core> core;  // one stream over the bytes (configs that need them all)
 
  private:
+  std::size_t read_raw(std::span<std::uint8_t> buffer, const std::function<bool()>& stop);
+  void open_decompressor(compress::format f, std::span<const std::uint8_t> head);
+  void sniff(const std::function<bool()>& stop);
+
   descriptor fd_;
-  bool regular_;
+  bool regular_ = false;
   std::optional<std::uint64_t> size_;
+  std::vector<std::uint8_t> owned_;
+  std::span<const std::uint8_t> memory_;  // bytes in memory not read yet (instead of fd_)
+  bool in_memory_ = false;
+  std::optional<compress::format> format_;
+  std::unique_ptr<compress::decompressor> decompressor_;
+  std::function<bool()> stop_;  // the current read's, for the decompressor's source
+  std::vector<std::uint8_t> unread_;  // bytes read to sniff the format, served first
+  bool raw_ended_ = false;
   std::uint64_t offset_ = 0;
   std::vector<std::uint8_t> carry_;
   bool ended_ = false;
@@ -153,5 +173,9 @@ struct opened_input {
 };
 
 opened_input open_input(const input& what, const run_plan& plan, bool utf32, opener_state& opener);
+
+// The engine's names of the compression layer's formats (the same values).
+[[nodiscard]] compress::format format_of(compression c) noexcept;
+[[nodiscard]] compression compression_of(compress::format f) noexcept;
 
 }  // namespace gutf8::internal

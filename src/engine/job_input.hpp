@@ -5,8 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <vector>
+
+#include "gutf8/engine.hpp"
 
 namespace gutf8::internal {
 
@@ -25,6 +28,10 @@ class job_input {
  public:
   virtual ~job_input() = default;
   histogram_parts histogram;
+  // A compressed input: its format, and where bytes after its last member were ignored (set by the
+  // thread that read the last member, before it published; read by the committer at the end).
+  compression compressed = compression::none;
+  std::optional<std::uint64_t> trailing_ignored;
 };
 
 }  // namespace gutf8::internal

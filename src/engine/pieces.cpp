@@ -37,4 +37,24 @@ piece_outcome process_pieces(block_processor& processor, operation op, error_pol
   return o;
 }
 
+piece_outcome process_counted(block_processor& processor, operation op, error_policy policy, const std::uint8_t* data,
+                              std::size_t size, std::size_t end, bool at_end, std::uint8_t* out,
+                              std::uint64_t* histogram) {
+  block_request rq;
+  rq.op = op;
+  rq.policy = op == operation::validate || op == operation::stats ? error_policy::replace : policy;
+  rq.data = data;
+  rq.size = size;
+  rq.end = end;
+  rq.at_end = at_end;
+  rq.count_lines = true;
+  rq.histogram = histogram;
+  rq.out = out;
+  piece_outcome o;
+  o.counted_lines = true;
+  o.result = processor.process(rq);
+  o.lines = find_line_facts(rq.data, o.result, line_unit(op), /*locate_error=*/true);
+  return o;
+}
+
 }  // namespace gutf8::internal

@@ -70,4 +70,11 @@ piece_outcome process_pieces(block_processor& processor, operation op, error_pol
                              const piece_plan& plan, const piece_run& run, const std::uint8_t* window,
                              std::uint8_t* out, std::uint64_t* histogram = nullptr);
 
+// Processes data[0, size) as the input's next units, those that start before end (at_end: the input
+// ends at size), counting lines: the bytes are gone when the outcome is committed (stream chunks,
+// parts of compressed files). out: room for output_width(op) * size + 3.
+piece_outcome process_counted(block_processor& processor, operation op, error_policy policy, const std::uint8_t* data,
+                              std::size_t size, std::size_t end, bool at_end, std::uint8_t* out,
+                              std::uint64_t* histogram);
+
 }  // namespace gutf8::internal

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "codec/block.hpp"
+#include "engine/compressed.hpp"
 #include "gutf8/engine.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/version.hpp"
@@ -56,6 +57,13 @@ run_plan plan_run(const run_config& config) {
   p.gpu_run_bytes = internal::output_width(op) == 0 ? std::uint64_t{64} << 20 : std::uint64_t{16} << 20;
   p.pieces = sc.max_listed_errors == 0 && sc.form == text_form::utf32le && !sc.bom;
   p.read = config.read;
+  p.decompress = config.decompress;
+  // UTF-32 input cannot be cut where parts end (its values sit at multiples of 4 of the whole text),
+  // and the GPU lanes take chunks of streams, not parts: those read compressed inputs in order.
+  p.compressed_parts = p.pieces && !p.gpu_only && op != operation::encode;
+  p.output = internal::output_width(op) == 0 ? output_compression{} : config.compress_output;
+  // A level the format does not have fails here, before any work, rather than on a worker.
+  if (p.output.format != compression::none) (void)internal::output_packer(p.output).empty();
   const std::uint64_t run_pieces = std::max<std::uint64_t>(1, p.gpu_run_bytes / p.piece_bytes);
   const std::size_t gpus = p.all_devices ? max_gpus : p.devices.size();
   p.ahead = 2 * std::size_t{p.cpu_workers} + 4 + gpus * p.lanes_per_gpu * 2 * run_pieces;
@@ -69,6 +77,9 @@ std::string run_plan::describe() const {
   text += "; big files in pieces of " + mib(piece_bytes) + (read == read_method::map ? " scanned in place" : " copied out");
   text += ", files up to " + mib(whole_bytes) + " read whole, streams read " + mib(chunk_bytes) + " at a time";
   if (!pieces) text += " (each input through one stream: the options need every byte in order)";
+  if (!decompress) text += "; compressed inputs read as bytes";
+  else text += compressed_parts ? "; compressed files in parts where they split" : "; compressed inputs in order";
+  if (output.format != compression::none) text += "; outputs compressed as " + std::string(name(output.format));
   text += "; " + std::to_string(ahead) + " pieces in flight, " + std::to_string(open_inputs) + " inputs open at most; ";
   if (lanes_per_gpu == 0) return text + "no GPU";
   std::string gpus = all_devices ? std::string("every usable GPU") : "GPU";

@@ -2,12 +2,14 @@
 // input in order on the calling thread, into the observer.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <thread>
 
 #include "cpu/cpu_block.hpp"
 #include "codec/auto_model.hpp"
 #include "codec/stream_core.hpp"
+#include "engine/compressed.hpp"
 #include "engine/lanes.hpp"
 #include "engine/run.hpp"
 #include "gutf8/error.hpp"
@@ -62,15 +64,13 @@ class job_commit {
         ++report_.failed;
         break;
       }
-      if (e.what == front_event::kind::complete) {
-        observer_.done(j.index, finish(j));
-        break;
-      }
-      if (!commit(j, e.result)) {
+      const bool go_on = e.what != front_event::kind::result || commit(j, e.result);
+      const bool ends = e.what == front_event::kind::complete || stopped_ || e.last;
+      if (!go_on || (ends && !end_output(j))) {
         observer_.done(j.index, finish(j));  // what was found before the observer ended the run
         return false;
       }
-      if (stopped_ || e.last) {
+      if (ends) {
         observer_.done(j.index, finish(j));
         break;
       }
@@ -90,6 +90,12 @@ class job_commit {
         if (release) release();
       }
     } hand_back{r.release};
+    // A part of a compressed file: the bytes between the part before and this one go first.
+    if (seam_joiner::block seam; r.edges && seams_.before(*r.edges, seam) && !commit_block(j, seam)) return false;
+    if (stopped_) {
+      run_.work.committed(r.run);
+      return true;
+    }
     const std::uint64_t consumed = r.outcome.result.consumed;
     if (r.accounted) {
       if (r.report) reported_ = std::move(*r.report);
@@ -99,14 +105,58 @@ class job_commit {
       core().commit(r.outcome.result, r.outcome.lines, r.outcome.counted_lines);
       stopped_ = core().stopped();
     }
+    if (r.edges) seams_.after(*r.edges);
     bytes_ += consumed;
     gpu_bytes_ += r.gpu ? consumed : 0;
     if (auto* pieces = dynamic_cast<random_input*>(j.in.get())) pieces->release_before(bytes_);
     report_.bytes += consumed;
-    const bool go_on = r.output.empty() || observer_.output(j.index, std::as_bytes(r.output));
+    const bool go_on = emit(j, r.output);
     run_.work.committed(r.run);
     observer_.progress(report_.bytes);
     return go_on;
+  }
+
+  // Output of the front job to the observer; false when it ended the run.
+  bool emit(const job& j, std::span<const std::uint8_t> bytes) {
+    if (bytes.empty()) return true;
+    emitted_ = true;
+    return observer_.output(j.index, std::as_bytes(bytes));
+  }
+
+  // A seam between two parts (or what the last part left) through the committer's own processor,
+  // its output compressed here when outputs are.
+  bool commit_block(job& j, const seam_joiner::block& b) {
+    const stream_config& sc = run_.config.stream;
+    if (!seam_processor_) seam_processor_ = make_cpu_processor(1);
+    std::vector<std::uint8_t> out(output_room(sc.operation, b.bytes.size()));
+    std::uint64_t* histogram = sc.histogram && sc.operation == operation::stats
+                                   ? j.in->histogram.for_worker(std::numeric_limits<std::size_t>::max())
+                                   : nullptr;
+    const piece_outcome o = process_counted(*seam_processor_, sc.operation, sc.policy,
+                                            reinterpret_cast<const std::uint8_t*>(b.bytes.data()), b.bytes.size(), b.end,
+                                            b.at_end, out.empty() ? nullptr : out.data(), histogram);
+    core().commit(o.result, o.lines, true);
+    stopped_ = core().stopped();
+    bytes_ += o.result.consumed;
+    report_.bytes += o.result.consumed;
+    const std::span<const std::uint8_t> text(out.data(), o.result.written);
+    if (!packer() || text.empty()) return emit(j, text);
+    const std::vector<std::uint8_t> members = packer()->pack(text);
+    return emit(j, members);
+  }
+
+  // The input's end: the bytes its last part left, and one empty member where its compressed
+  // output would otherwise be empty (each input's output is then a file of the format).
+  bool end_output(job& j) {
+    if (seam_joiner::block last; !stopped_ && seams_.finish(last) && !commit_block(j, last)) return false;
+    if (!packer() || emitted_) return true;
+    return emit(j, packer()->empty());
+  }
+
+  output_packer* packer() {
+    if (run_.plan.output.format == compression::none) return nullptr;
+    if (!packer_) packer_.emplace(run_.plan.output);
+    return &*packer_;
   }
 
   // Pieces count their lines only for stats: the first error's line then needs the lines before it.
@@ -135,6 +185,10 @@ class job_commit {
       if (sc.histogram && sc.operation == operation::stats && run_.config.top != 0) r.top = core().top(run_.config.top);
     }
     r.gpu_bytes = gpu_bytes_;
+    if (j.in) {
+      r.compressed = j.in->compressed;
+      r.trailing_ignored = j.in->trailing_ignored;
+    }
     return r;
   }
 
@@ -142,6 +196,8 @@ class job_commit {
     core_.reset();
     reported_.reset();
     stopped_ = false;
+    emitted_ = false;
+    seams_ = {};
     bytes_ = gpu_bytes_ = 0;
   }
 
@@ -151,6 +207,10 @@ class job_commit {
   std::optional<stream_core> core_;
   std::optional<input_report> reported_;
   bool stopped_ = false;
+  bool emitted_ = false;   // the input gave output
+  seam_joiner seams_;      // a compressed file's parts
+  std::unique_ptr<block_processor> seam_processor_;
+  std::optional<output_packer> packer_;
   std::uint64_t bytes_ = 0, gpu_bytes_ = 0;
 };
 

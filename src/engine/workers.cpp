@@ -4,6 +4,7 @@
 
 #include "cpu/cpu_block.hpp"
 #include "codec/stream_core.hpp"
+#include "engine/compressed.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {
@@ -40,14 +41,6 @@ input_report report_of(const stream_core& core, const run_config& config) {
   return r;
 }
 
-// Output memory that lives until its run is committed (the release function owns it).
-std::pair<std::uint8_t*, std::function<void()>> fresh_output(std::size_t bytes) {
-  if (bytes == 0) return {nullptr, {}};
-  std::shared_ptr<std::uint8_t[]> buffer = std::make_shared_for_overwrite<std::uint8_t[]>(bytes);
-  std::uint8_t* p = buffer.get();
-  return {p, [owner = std::move(buffer)]() mutable { owner.reset(); }};
-}
-
 run_result finish(const piece_run& run, piece_outcome&& outcome, std::uint8_t* out, std::function<void()> release) {
   run_result r;
   r.run = run;
@@ -61,7 +54,7 @@ run_result finish(const piece_run& run, piece_outcome&& outcome, std::uint8_t* o
 
 // One stream's chunks through one stream core, on the reader's thread (configs that need every
 // byte in one stream): each chunk's output is published as it comes, the report with the last.
-void read_as_one_stream(const run_context& run, job& j, stream_input& in, std::uint64_t& k) {
+void read_as_one_stream(worker& w, const run_context& run, job& j, stream_input& in, std::uint64_t& k) {
   const run_config& config = run.config;
   in.core.emplace(config.stream, make_processor(config.stream.backend));
   std::vector<std::uint8_t> bytes(run.plan.chunk_bytes);
@@ -80,26 +73,34 @@ void read_as_one_stream(const run_context& run, job& j, stream_input& in, std::u
     r.outcome.result.consumed = got;
     const bool last = at_end || in.core->stopped();
     if (last) r.report = std::make_unique<input_report>(report_of(*in.core, config));
+    w.pack_output(r);
     run.work.chunk_processed(j, std::move(r));
     if (last) return;
   }
 }
 
-// A stream's reader: reads chunks cut at unit starts, which any worker may process, and while its
-// budget is spent does the work that is there (so that one worker alone still gets through).
-void read_chunks(worker& w, const run_context& run, job& j, stream_input& in, std::uint64_t& k) {
-  const bool utf32 = run.config.stream.operation == operation::encode;
-  const auto stop = [&] { return run.work.stopping(j); };
-  const auto help = [&] {
+// Work for a reader to do while its budget is spent (so that one worker alone still gets through).
+std::function<bool()> helper(worker& w, const run_context& run) {
+  return [&w, &run] {
     const std::optional<task> t = run.work.try_claim(w.traits());
     if (!t) return false;
     try {
-      run.work.publish(*t->j, w.process(*t->j, t->run));
+      run_result r = w.process(*t->j, t->run);
+      w.pack_output(r);
+      run.work.publish(*t->j, std::move(r));
     } catch (...) {
       run.work.fail(*t->j, t->run, std::current_exception(), !is_input_failure(std::current_exception()));
     }
     return true;
   };
+}
+
+// A stream's reader: reads chunks cut at unit starts, which any worker may process, and while its
+// budget is spent does the work that is there.
+void read_chunks(worker& w, const run_context& run, job& j, stream_input& in, std::uint64_t& k) {
+  const bool utf32 = run.config.stream.operation == operation::encode;
+  const auto stop = [&] { return run.work.stopping(j); };
+  const std::function<bool()> help = helper(w, run);
   for (;; ++k) {
     if (!run.work.reserve_chunk(j, help)) return;
     chunk c = in.next_chunk(run.plan.chunk_bytes, utf32, stop);
@@ -113,11 +114,15 @@ void read_chunks(worker& w, const run_context& run, job& j, stream_input& in, st
 }
 
 void read_stream(worker& w, const run_context& run, job& j) {
-  auto& in = static_cast<stream_input&>(*j.in);
   std::uint64_t k = 0;  // the chunk being read
   try {
-    if (run.plan.pieces) read_chunks(w, run, j, in, k);
-    else read_as_one_stream(run, j, in, k);
+    if (auto* parts = dynamic_cast<compressed_input*>(j.in.get())) {
+      read_parts(run, j, *parts, k, helper(w, run));
+    } else {
+      auto& in = static_cast<stream_input&>(*j.in);
+      if (run.plan.pieces) read_chunks(w, run, j, in, k);
+      else read_as_one_stream(w, run, j, in, k);
+    }
   } catch (...) {
     const std::exception_ptr why = std::current_exception();
     run.work.fail(j, piece_run{k, 0}, why, !is_input_failure(why));
@@ -145,6 +150,7 @@ void open_job(worker& w, const run_context& run, job& j) {
         std::optional<run_result> r;
         try {
           r = w.process(j, piece_run{0, 1});
+          w.pack_output(*r);
         } catch (...) {
           run.work.opened(j, job_shape::whole, 1, 0, false, o.whole.size());
           run.work.fail(j, piece_run{0, 1}, std::current_exception(), !is_input_failure(std::current_exception()));
@@ -178,6 +184,7 @@ bool run_task(worker& w, const run_context& run, const task& t) {
   }
   try {
     run_result r = w.process(*t.j, t.run);
+    w.pack_output(r);
     if (run.hooks.before_publish) run.hooks.before_publish(w, *t.j, t.run);
     run.work.publish(*t.j, std::move(r));
     return true;
@@ -218,23 +225,22 @@ run_result process_whole(block_processor& processor, std::span<const std::uint8_
 
 piece_outcome process_chunk(block_processor& processor, const run_config& config, const chunk& c,
                             std::uint8_t* out, std::uint64_t* histogram) {
-  const operation op = config.stream.operation;
-  block_request rq;
-  rq.op = op;
-  rq.policy = op == operation::validate || op == operation::stats ? error_policy::replace : config.stream.policy;
-  rq.data = c.bytes.data();
-  rq.size = c.bytes.size();
-  rq.end = c.end;
-  rq.at_end = c.at_end;
-  rq.count_lines = true;  // the bytes are gone once processed: placing a later error needs their lines
-  rq.histogram = histogram;
-  rq.out = out;
-  piece_outcome o;
+  piece_outcome o = process_counted(processor, config.stream.operation, config.stream.policy, c.bytes.data(),
+                                    c.bytes.size(), c.end, c.at_end, out, histogram);
   o.begin = c.offset;
-  o.counted_lines = true;
-  o.result = processor.process(rq);
-  o.lines = find_line_facts(rq.data, o.result, line_unit(op), /*locate_error=*/true);
   return o;
+}
+
+// ------------------------------------------------------------------------ worker ----
+
+// A worker processes the small inputs it opens at once unless the GPU lanes take them all.
+worker::worker(const run_context& run, std::size_t id) : run_(run), id_(id), opener_(!run.plan.gpu_only) {}
+worker::~worker() = default;
+
+void worker::pack_output(run_result& r) {
+  if (run_.plan.output.format == compression::none || r.output.empty()) return;
+  if (!packer_) packer_ = std::make_unique<output_packer>(run_.plan.output);
+  packer_->pack(r);
 }
 
 // --------------------------------------------------------------------------- CPU ----
@@ -244,6 +250,8 @@ cpu_worker::cpu_worker(const run_context& run, std::size_t id)
   traits_.opens = true;
   traits_.processes = !run.plan.gpu_only;
 }
+
+cpu_worker::~cpu_worker() = default;
 
 run_result cpu_worker::process(job& j, const piece_run& run) {
   const operation op = run_.config.stream.operation;
@@ -261,6 +269,12 @@ run_result cpu_worker::process(job& j, const piece_run& run) {
                                      counts ? pieces->histogram.for_worker(id()) : nullptr);
     bytes_ += o.result.consumed;
     return finish(run, std::move(o), out, std::move(release));
+  }
+  if (auto* parts = dynamic_cast<compressed_input*>(j.in.get())) {
+    if (!parts_) parts_ = std::make_unique<part_worker>();
+    run_result r = parts_->process(*parts, run, *processor_, run_, counts ? parts->histogram.for_worker(id()) : nullptr);
+    bytes_ += r.outcome.result.consumed;
+    return r;
   }
   auto& stream = static_cast<stream_input&>(*j.in);
   chunk c = stream.take(run.first);

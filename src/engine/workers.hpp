@@ -21,6 +21,8 @@
 namespace gutf8::internal {
 
 class worker;
+class output_packer;
+class part_worker;
 
 // What a worker's thread has just done, for tests that order the other workers after it.
 enum class worker_event : std::uint8_t {
@@ -50,9 +52,8 @@ struct run_context {
 
 class worker {
  public:
-  // A worker processes the small inputs it opens at once unless the GPU lanes take them all.
-  worker(const run_context& run, std::size_t id) : run_(run), id_(id), opener_(!run.plan.gpu_only) {}
-  virtual ~worker() = default;
+  worker(const run_context& run, std::size_t id);
+  virtual ~worker();
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
 
@@ -66,6 +67,9 @@ class worker {
   // Processes a run of job j's pieces; throws run_given_back to let the others do it (and stops
   // this worker), gutf8::error(io_failure) when the job's input cannot be read.
   virtual run_result process(job& j, const piece_run& run) = 0;
+  // The run's output compressed as the plan says (engine/compressed.hpp), on this worker's thread,
+  // before it is published.
+  void pack_output(run_result& r);
 
  protected:
   const run_context& run_;
@@ -73,11 +77,13 @@ class worker {
  private:
   std::size_t id_;
   opener_state opener_;
+  std::unique_ptr<output_packer> packer_;
 };
 
 class cpu_worker final : public worker {
  public:
   cpu_worker(const run_context& run, std::size_t id);
+  ~cpu_worker() override;
   [[nodiscard]] const worker_traits& traits() const noexcept override { return traits_; }
   run_result process(job& j, const piece_run& run) override;
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
@@ -86,6 +92,7 @@ class cpu_worker final : public worker {
   worker_traits traits_;
   std::unique_ptr<block_processor> processor_;
   std::unique_ptr<output_pool> piece_outputs_, chunk_outputs_;
+  std::unique_ptr<part_worker> parts_;  // compressed files' parts
   std::vector<std::uint8_t> scratch_;
   std::uint64_t bytes_ = 0;
 };

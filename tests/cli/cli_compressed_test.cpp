@@ -1,0 +1,186 @@
+// Compressed inputs and outputs through the CLI (SPEC §3c): every format, in several members that
+// cut characters, as a file and on standard input, gives for every command what CPython's codecs
+// give for the decompressed text (and what the same command gives for that text uncompressed);
+// -o NAME.gz|.zst|.xz|.bz2|.lz4 writes what the standard tools decompress to the plain -o bytes;
+// a corrupt or truncated input is exit 3 naming it and the compressed position, and -o is left out.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "cli_runner.hpp"
+
+namespace gutf8::cli_test {
+namespace {
+
+struct format {
+  const char* suffix;
+  const char* tool;  // compresses standard input to standard output; with -d decompresses
+};
+constexpr format formats[] = {{"gz", "gzip"}, {"zst", "zstd"}, {"xz", "xz"}, {"bz2", "bzip2"}, {"lz4", "lz4"}};
+
+class compressed : public cli {
+ protected:
+  void SetUp() override {
+    cli::SetUp();
+    if (shell("command -v python3 && command -v gzip && command -v zstd && command -v xz && command -v bzip2 && "
+              "command -v lz4").status != 0)
+      GTEST_SKIP() << "python3 or a compression tool is not installed";
+  }
+  std::string python(const std::string& code) {
+    write("oracle.py", "import sys\n" + code + "\n");
+    const result r = shell("python3 oracle.py");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  }
+  // `plain` compressed by the format's tool into NAME in `members` members, cut inside characters.
+  std::string pack(const format& f, const std::string& plain, const std::string& name, int members) {
+    python("d = open('" + plain + "','rb').read()\n"
+           "cuts = [0]\n"
+           "for k in range(1, " + std::to_string(members) + "):\n"
+           "  at = len(d) * k // " + std::to_string(members) + "\n"
+           "  while at < len(d) and d[at] & 0xC0 != 0x80: at += 1\n"
+           "  cuts.append(at)\n"
+           "cuts.append(len(d))\n"
+           "for i in range(len(cuts) - 1): open('part%d' % i, 'wb').write(d[cuts[i]:cuts[i + 1]])\n");
+    std::string script = ": > " + name;
+    for (int i = 0; i < members; ++i)
+      script += "; " + std::string(f.tool) + " -q -c < part" + std::to_string(i) + " >> " + name;
+    EXPECT_EQ(shell(script).status, 0);
+    return name;
+  }
+  std::string unpack(const format& f, const std::string& name) {
+    const result r = shell(std::string(f.tool) + " -q -d -c < " + name);
+    EXPECT_EQ(r.status, 0) << f.tool << " refused " << name;
+    return r.out;
+  }
+  // CPython's UTF-8 decoding of a file with `errors`, re-encoded as `codec`.
+  std::string cpython(const std::string& file, const std::string& errors, const std::string& codec) {
+    return python("sys.stdout.buffer.write(open('" + file + "','rb').read().decode('utf-8','" + errors +
+                  "').encode('" + codec + "'))");
+  }
+  result gutf8(const std::string& args) {
+    return shell("\"$GUTF8\" " + args + " --backend=" + test_backend() + " --no-progress");
+  }
+};
+
+// The same output with one file name put for another (reports name their input).
+std::string renamed(const std::string& text, const std::string& from, const std::string& to) {
+  return std::regex_replace(text, std::regex(from), to);
+}
+
+TEST_F(compressed, EveryCommandAsCPythonOnTheText) {
+  const std::string text = text_with_errors(30011, 48);
+  write("in", text);
+  write("PLAIN", text);
+  write("good", "pr\xC3\xBC" "fung\n");
+  const std::string replaced = cpython("in", "replace", "utf-8"), dropped = cpython("in", "ignore", "utf-8");
+  const std::string utf32 = cpython("in", "replace", "utf-32-le");
+  for (const format& f : formats) {
+    SCOPED_TRACE(f.tool);
+    const std::string z = pack(f, "in", std::string("in.") + f.suffix, 3);
+    const std::string g = pack(f, "good", std::string("good.") + f.suffix, 2);
+    for (const std::string source : {z, "- < " + z}) {
+      SCOPED_TRACE(source);
+      const result d = gutf8("decode --errors=replace --chunk-size 4099 " + source);
+      EXPECT_EQ(d.status, 0) << d.err;
+      EXPECT_EQ(d.out, utf32);
+      EXPECT_EQ(gutf8("validate -q " + source).status, 1);
+      EXPECT_EQ(gutf8("validate --replace -o out " + source).status, 1);
+      EXPECT_EQ(read("out"), replaced);
+      EXPECT_EQ(gutf8("validate --drop -o out --chunk-size 61 " + source).status, 1);
+      EXPECT_EQ(read("out"), dropped);
+    }
+    // Reports count in the text: the same as for the text uncompressed.
+    for (const std::string cmd : {"validate --json", "validate --list-errors --max-errors 7", "stats --top 5"})
+      EXPECT_EQ(gutf8(cmd + " " + z).out, renamed(gutf8(cmd + " PLAIN").out, "PLAIN", z)) << cmd;
+    EXPECT_EQ(gutf8("validate -l " + z + " " + g).out, z + "\n");
+    EXPECT_EQ(gutf8("validate -L " + z + " " + g).out, g + "\n");
+  }
+}
+
+TEST_F(compressed, OutputFormatBySuffix) {
+  write("in", text_with_errors(20021, 49));
+  const std::string want = cpython("in", "replace", "utf-8");
+  const std::string z = pack(formats[0], "in", "in.gz", 3);
+  for (const format& f : formats) {
+    SCOPED_TRACE(f.tool);
+    const std::string out = std::string("out.") + f.suffix;
+    EXPECT_EQ(gutf8("validate --replace -o " + out + " --chunk-size 4099 " + z + " in").status, 1);
+    EXPECT_EQ(unpack(f, out), want + want);
+    const result d = gutf8("decode --errors=replace -o " + out + " in");
+    EXPECT_EQ(d.status, 0) << d.err;
+    EXPECT_EQ(unpack(f, out), cpython("in", "replace", "utf-32-le"));
+  }
+  // An empty text gives an empty file of the format, which the tool takes.
+  write("empty", "");
+  EXPECT_EQ(gutf8("validate --replace -o empty.zst empty").status, 0);
+  EXPECT_EQ(unpack(formats[1], "empty.zst"), "");
+}
+
+TEST_F(compressed, DamagedInputIsExitThreeAndLeavesNoOutput) {
+  write("in", text_with_errors(9001, 50));
+  for (const format& f : formats) {
+    SCOPED_TRACE(f.tool);
+    const std::string z = pack(f, "in", std::string("in.") + f.suffix, 2);
+    const std::string whole = read(z);
+    const std::string bad = write(std::string("bad.") + f.suffix, whole.substr(0, whole.size() - 5));
+    const result r = gutf8("validate --replace -o out.gz " + bad + " " + z);
+    EXPECT_EQ(r.status, 3);
+    EXPECT_NE(r.err.find(bad + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("compressed byte"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out.gz"));
+    const result piped = gutf8("validate - < " + bad);
+    EXPECT_EQ(piped.status, 3);
+    EXPECT_NE(piped.err.find("compressed byte"), std::string::npos) << piped.err;
+  }
+  for (const std::string& name : listing()) EXPECT_EQ(name.find("out"), std::string::npos) << name;
+}
+
+TEST_F(compressed, NoDecompressReadsTheBytes) {
+  write("in", "caf\xC3\xA9\n");
+  const std::string z = pack(formats[1], "in", "in.zst", 1);
+  const std::string size = std::to_string(read(z).size());
+  EXPECT_NE(gutf8("stats --no-decompress " + z).out.find(size), std::string::npos);
+  const result json = gutf8("validate --json " + z);
+  EXPECT_NE(json.out.find("\"bytes\":6"), std::string::npos) << json.out;
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GUTF8_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(GUTF8_TEST_ASAN)
+constexpr bool sanitized = true;  // ASan's shadow and quarantine: resident memory says nothing
+#else
+constexpr bool sanitized = false;
+#endif
+
+// A text far larger than the run's buffers, compressed to kilobytes, is never held whole: validated
+// and repaired into a compressed -o, the process stays far below the text's size. Measured from a
+// small python3 parent: a child's peak RSS counts its parent's before the exec.
+TEST_F(compressed, HighRatioInputInBoundedMemory) {
+  const std::size_t text = sanitized ? (std::size_t{24} << 20) + 3 : (std::size_t{128} << 20) + 3;
+  ASSERT_EQ(shell("head -c " + std::to_string(text) + " /dev/zero | tr '\\0' a | zstd -q -c > big.zst").status, 0);
+  const auto peak_kib = [&](const std::string& args) {
+    write("peak.py", "import resource, subprocess, sys\n"
+                     "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+                     "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n");
+    const result r = shell("python3 peak.py \"$GUTF8\" " + args + " --backend=" + test_backend() + " --no-progress");
+    long status = -1, kib = 0;
+    EXPECT_EQ(std::sscanf(r.out.c_str(), "%ld %ld", &status, &kib), 2) << r.out << r.err;
+    EXPECT_EQ(status, 0) << args;
+    return kib;
+  };
+  const long validate = peak_kib("validate big.zst");
+  const long repair = peak_kib("validate --replace -o out.zst big.zst");
+  EXPECT_EQ(shell("zstd -q -d -c out.zst | wc -c").out, std::to_string(text) + "\n");
+  EXPECT_EQ(shell("zstd -q -d -c out.zst | tr -d a | wc -c").out, "0\n");
+  if (sanitized) return;
+  EXPECT_LT(validate, 48L << 10) << "validate peak RSS " << validate << " KiB";
+  EXPECT_LT(repair, 96L << 10) << "validate --replace peak RSS " << repair << " KiB";
+}
+
+}  // namespace
+}  // namespace gutf8::cli_test
