@@ -39,10 +39,12 @@ def parse_size(s: str) -> int:
     return int(float(s[:-1]) * mult[s[-1]]) if s[-1] in mult else int(s)
 
 
-def text_file(work: str, kind: str, size: int) -> str:
-    """A file of `size` bytes of valid text of `kind`: a 64 MiB tile repeated (cut at a line end)."""
-    path = os.path.join(work, f"{kind}-{size >> 20}M.txt")
-    if os.path.exists(path) and os.path.getsize(path) == size:
+def text_file(work: str, kind: str, size: int, whole_lines: bool = False) -> str:
+    """A file of `size` bytes of valid text of `kind`: a 64 MiB tile repeated (cut at a line end).
+    The last repeat may end inside a character; whole_lines ends it at a line end (a little short
+    of `size`), so that the whole file is valid UTF-8."""
+    path = os.path.join(work, f"{kind}-{size >> 20}M{'-lines' if whole_lines else ''}.txt")
+    if os.path.exists(path) and (whole_lines or os.path.getsize(path) == size):
         return path
     base = os.path.join(work, f"base-{kind}.txt")
     if not os.path.exists(base):
@@ -53,7 +55,10 @@ def text_file(work: str, kind: str, size: int) -> str:
     with open(path, "wb") as f:
         left = size
         while left > 0:
-            f.write(data[:left])
+            part = data[:left]
+            if whole_lines and left < len(data):
+                part = part[: part.rfind(b"\n") + 1]
+            f.write(part)
             left -= min(left, len(data))
     return path
 

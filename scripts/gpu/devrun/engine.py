@@ -82,4 +82,21 @@ def host_engine(ctx: Context) -> Outcome:
                    details="```\n" + tail(step.log, 40) + "\n```\n")
 
 
+@part("compress_engine", cap=580, gpu=False, needs=("gutf8",), tools=("zstd", "gzip"))
+def compress_engine(ctx: Context) -> Outcome:
+    """bench/compress_engine.py: compressed shards and frames through the engine beside zstd and gzip (--size)."""
+    commit = "+".join((ctx.bundle / "COMMIT").read_text().split()) if (ctx.bundle / "COMMIT").exists() else "unknown"
+    args = [sys.executable, "bench/compress_engine.py", "--gutf8", ctx.bundle / "gutf8",
+            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "compress"),
+            "--out", ctx.out / "compress_engine.csv", "--text", ctx.options.get("size", "16G"),
+            "--reps", ctx.options.get("reps", "5"), "--commit", commit,
+            "--machine", f"{platform.node()} ({os.cpu_count()} CPUs)"]
+    if ctx.gpus > 0:
+        args.append("--cuda")
+    step = ctx.run("compress_engine", args, 560)
+    return Outcome("compress_engine", "pass" if step.ok else "fail",
+                   f"rc {step.rc}{' (time limit)' if step.timed_out else ''}; compress_engine.csv",
+                   details="```\n" + tail(step.log, 30) + "\n```\n")
+
+
 group("engine", ["engine_tests", "host_engine"])
