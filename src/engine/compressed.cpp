@@ -159,18 +159,9 @@ void compressed_input::read_all() const {
   if (fd_.get() >= 0) (void)::lseek(fd_.get(), static_cast<off_t>(base_ + size_), SEEK_SET);
 }
 
-void compressed_input::put(std::uint64_t k, part_slot&& s) {
-  std::lock_guard lock(m_);
-  waiting_.emplace(k, std::move(s));
-}
+void compressed_input::put(std::uint64_t k, part_slot&& s) { slots_.put(k, std::move(s)); }
 
-part_slot compressed_input::take(std::uint64_t k) {
-  std::lock_guard lock(m_);
-  const auto it = waiting_.find(k);
-  part_slot s = std::move(it->second);
-  waiting_.erase(it);
-  return s;
-}
+part_slot compressed_input::take(std::uint64_t k) { return slots_.take(k); }
 
 // ------------------------------------------------------------------------- workers ----
 

@@ -11,9 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -84,8 +82,7 @@ class compressed_input final : public job_input {
   compress::splitter splitter_;
   std::optional<compress::part> ahead_;  // the splitter's next part, not yet grouped
   bool started_ = false;
-  std::mutex m_;
-  std::map<std::uint64_t, part_slot> waiting_;
+  numbered_slots<part_slot> slots_;
 };
 
 // One worker's means to decompress and process slots of parts, kept from part to part.

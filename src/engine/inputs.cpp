@@ -390,18 +390,9 @@ chunk stream_input::next_chunk(std::size_t chunk_bytes, bool utf32, const std::f
   return c;
 }
 
-void stream_input::put(std::uint64_t k, chunk&& c) {
-  std::lock_guard lock(m_);
-  waiting_.emplace(k, std::move(c));
-}
+void stream_input::put(std::uint64_t k, chunk&& c) { slots_.put(k, std::move(c)); }
 
-chunk stream_input::take(std::uint64_t k) {
-  std::lock_guard lock(m_);
-  const auto it = waiting_.find(k);
-  chunk c = std::move(it->second);
-  waiting_.erase(it);
-  return c;
-}
+chunk stream_input::take(std::uint64_t k) { return slots_.take(k); }
 
 void stream_input::recycle(std::vector<std::uint8_t>&& bytes) {
   std::lock_guard lock(m_);

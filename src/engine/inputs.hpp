@@ -129,8 +129,8 @@ class stream_input final : public job_input {
   std::uint64_t offset_ = 0;
   std::vector<std::uint8_t> carry_;
   bool ended_ = false;
-  std::mutex m_;
-  std::map<std::uint64_t, chunk> waiting_;
+  numbered_slots<chunk> slots_;
+  std::mutex m_;  // spare_
   std::vector<std::vector<std::uint8_t>> spare_;
 };
 

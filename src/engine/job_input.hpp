@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "gutf8/engine.hpp"
@@ -22,6 +23,24 @@ class histogram_parts {
  private:
   mutable std::mutex m_;
   std::map<std::size_t, std::vector<std::uint64_t>> parts_;
+};
+
+// What a job's reader posts for run k, taken by the worker that claimed run k.
+template <class T>
+class numbered_slots {
+ public:
+  void put(std::uint64_t k, T&& v) {
+    std::lock_guard lock(m_);
+    waiting_.emplace(k, std::move(v));
+  }
+  T take(std::uint64_t k) {
+    std::lock_guard lock(m_);
+    return std::move(waiting_.extract(k).mapped());
+  }
+
+ private:
+  std::mutex m_;
+  std::map<std::uint64_t, T> waiting_;
 };
 
 class job_input {
