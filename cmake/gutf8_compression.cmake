@@ -1,6 +1,9 @@
 # The compression libraries behind src/compress (Debian: zlib1g-dev libzstd-dev liblzma-dev
 # libbz2-dev liblz4-dev libdeflate-dev, which scripts/setup.sh installs). With GUTF8_STATIC their
-# static archives are linked, so that a binary runs on a host that has none of them installed.
+# static archives are linked, so that a binary runs on a host that has none of them installed;
+# GUTF8_STATIC_COMPRESSION=OFF keeps them shared where a shared module cannot take Debian's non-PIC
+# archives (scripts/gpu/stage_python.sh's wheel).
+option(GUTF8_STATIC_COMPRESSION "Link the compression libraries statically" ${GUTF8_STATIC})
 set(GUTF8_COMPRESSION_LIBRARIES)
 set(GUTF8_COMPRESSION_INCLUDE_DIRS)
 foreach(spec "z;zlib.h;zlib1g-dev" "zstd;zstd.h;libzstd-dev" "lzma;lzma.h;liblzma-dev" "bz2;bzlib.h;libbz2-dev"
@@ -8,7 +11,7 @@ foreach(spec "z;zlib.h;zlib1g-dev" "zstd;zstd.h;libzstd-dev" "lzma;lzma.h;liblzm
   list(GET spec 0 lib)
   list(GET spec 1 header)
   list(GET spec 2 package)
-  if(GUTF8_STATIC)
+  if(GUTF8_STATIC_COMPRESSION)
     set(kind STATIC)
     set(names lib${lib}.a)
   else()

@@ -35,6 +35,10 @@ from devrun.core import GROUPS, PARTS, ROOT, Context, Outcome, markdown_table, w
 # KINDS.md of the device machines: NVLink multicast stays off.
 os.environ.update(NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1", NVSHMEM_DISABLE_NVLS="1",
                   PYTHONUNBUFFERED="1")
+# The carried wheel's compression libraries (scripts/gpu/stage_python.sh), for every Python part.
+if (ROOT / ".device-python/lib").is_dir():
+    os.environ["LD_LIBRARY_PATH"] = ":".join(filter(None, [str(ROOT / ".device-python/lib"),
+                                                            os.environ.get("LD_LIBRARY_PATH")]))
 
 
 def count_gpus() -> int:

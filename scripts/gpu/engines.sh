@@ -23,6 +23,7 @@ compgen -G '.device-python/*.whl' > /dev/null && wheels+=(.device-python/*.whl)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
   "${wheels[@]}" > "$out/pip.log" 2>&1 || { echo "engines.sh: pip failed (pip.log):"; tail -5 "$out/pip.log"; exit 1; }
 export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
+[[ -d .device-python/lib ]] && export LD_LIBRARY_PATH=$PWD/.device-python/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 commit=$(cat .device-python/COMMIT 2> /dev/null || git rev-parse --short HEAD 2> /dev/null || echo unknown)
 tests=()
 [[ $engines == *duckdb* ]] && tests+=(tests/python/test_duckdb.py)
