@@ -37,6 +37,9 @@ class frame_decoder {
   virtual std::optional<std::size_t> decode_whole(std::span<const std::uint8_t>, std::span<std::uint8_t>) {
     return std::nullopt;
   }
+  // The most text whole members hold, where their headers say it without decoding (zstd: the frames'
+  // content sizes, or their blocks times the block size); none where not.
+  virtual std::optional<std::uint64_t> whole_bound(std::span<const std::uint8_t>) { return std::nullopt; }
 };
 
 class frame_encoder {
@@ -61,6 +64,8 @@ struct member_extent {
   std::uint64_t size = 0;
   std::optional<std::uint64_t> text_size;
   bool skippable = false;  // a zstd/lz4 skippable frame: no text
+  std::optional<std::uint64_t> text_bound;  // where text_size is unknown, the most it can be (zstd: its
+                                            // blocks times the block size)
 };
 
 // Each format's codec (the tools' defaults: zstd and lz4 frames carry a content checksum, xz streams

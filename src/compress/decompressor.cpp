@@ -97,6 +97,7 @@ struct decompressor::state {
     pos += n;
   }
 
+  [[nodiscard]] std::optional<std::uint64_t> whole_text() const;
   bool read_whole(std::span<std::uint8_t> out);
   void next_member();
   void skip_frame(std::uint64_t size);
@@ -105,13 +106,19 @@ struct decompressor::state {
   void check_end() const;
 };
 
-// A part in memory whose text size is known and fits out: whole members at once, where the decoder
-// can (gzip); else, or on any failure, the streaming path goes over the same bytes.
+std::optional<std::uint64_t> decompressor::state::whole_text() const {
+  if (!fresh || src || holds != layout::members) return std::nullopt;
+  return expect_text ? expect_text : dec->whole_bound(window);
+}
+
+// A part in memory whose text (or its bound) fits out: whole members at once, where the decoder can
+// (gzip, zstd); else, or on any failure, the streaming path goes over the same bytes.
 bool decompressor::state::read_whole(std::span<std::uint8_t> out) {
-  const bool first_read = std::exchange(fresh, false);
-  if (!first_read || src || !expect_text || holds != layout::members || out.size() < *expect_text) return false;
-  const std::optional<std::size_t> n = dec->decode_whole(window, out.first(*expect_text));
-  if (n != expect_text) return false;
+  const std::optional<std::uint64_t> room = whole_text();
+  fresh = false;
+  if (!room || out.size() < *room) return false;
+  const std::optional<std::size_t> n = dec->decode_whole(window, out.first(static_cast<std::size_t>(*room)));
+  if (!n || (expect_text && n != expect_text)) return false;
   advance(window.size());
   text = *n;
   done = true;
@@ -241,6 +248,8 @@ std::size_t decompressor::read(std::span<std::uint8_t> out) {
   if (s.done) s.check_end();
   return 0;
 }
+
+std::optional<std::uint64_t> decompressor::whole_text() const { return s_->whole_text(); }
 
 std::uint64_t decompressor::compressed_position() const noexcept { return s_->pos; }
 std::uint64_t decompressor::text_position() const noexcept { return s_->text; }

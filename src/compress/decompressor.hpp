@@ -42,10 +42,15 @@ class decompressor {
 
   // Up to out.size() bytes of text (at least 1 while any is left, out not empty); 0 at the end. A
   // part whose header or index recorded its text size must decompress to exactly that size; given
-  // a buffer that holds all of it on the first read, gzip members decode at once (libdeflate).
+  // a buffer that holds all of it on the first read, gzip members (libdeflate) and zstd frames
+  // decode at once into it (no copy out of a streaming window).
   // Errors name the compressed position where the decoder found the damage (a checksum that does
   // not match is found at its member's end).
   std::size_t read(std::span<std::uint8_t> out);
+
+  // A part in memory of which nothing is read yet: the room its whole text needs to decode at once
+  // (the text size its headers record, or the bound that zstd frames give); none otherwise.
+  [[nodiscard]] std::optional<std::uint64_t> whole_text() const;
 
   // The file offset of the next compressed byte to decode.
   [[nodiscard]] std::uint64_t compressed_position() const noexcept;

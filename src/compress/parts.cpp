@@ -36,6 +36,7 @@ struct splitter::state {
     started = true;
     part p{at, 0, 0, layout::members, 0, at == 0, false};
     bool text_known = true;
+    std::optional<std::uint64_t> bound = 0;
     while (at < file_size && p.size < target) {
       const std::optional<member_extent> e = extent(at);
       if (!e && p.size > 0) break;  // the rest goes as the next part
@@ -49,9 +50,12 @@ struct splitter::state {
       p.size += e->size;
       if (e->text_size) *p.text_size += *e->text_size;
       text_known = text_known && e->text_size.has_value();
+      const std::optional<std::uint64_t> most = e->text_size ? e->text_size : e->text_bound;
+      bound = bound && most ? std::optional(*bound + *most) : std::nullopt;
     }
     p.last = at == file_size;
     if (!text_known || p.size == 0) p.text_size.reset();  // an empty file holds no member to say it
+    if (!p.text_size && p.size > 0) p.text_bound = bound;
     return p;
   }
 

@@ -27,6 +27,10 @@ struct part {
   bool first = true;           // it opens the file (else a member of the file precedes it)
   bool last = true;            // it ends the file: bytes after its last member are judged as the
                                // format's tool judges trailing bytes (else they are corrupt data)
+  std::optional<std::uint64_t> text_bound;  // where text_size is unknown, the most text it can hold
+
+  // The most text the part holds, where its headers say it.
+  [[nodiscard]] std::optional<std::uint64_t> most_text() const noexcept { return text_size ? text_size : text_bound; }
 };
 
 class splitter {

@@ -1,5 +1,6 @@
-// zstd: libzstd's streaming API in and out, ZSTD_compress2 for a part's frame; a frame's extent is
-// walked through its block headers (RFC 8878: a frame records no compressed size of its own).
+// zstd: libzstd's streaming API in and out, ZSTD_decompressDCtx for a part's frames decoded at once,
+// ZSTD_compress2 for a part's frame; a frame's extent is walked through its block headers (RFC 8878:
+// a frame records no compressed size of its own).
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader (exported by Debian's libzstd)
 #include <zstd.h>
 
@@ -51,6 +52,21 @@ class zstd_decoder final : public frame_decoder {
   }
   void restart() override { ZSTD_DCtx_reset(d_.get(), ZSTD_reset_session_only); }
 
+  // Every frame (and skippable frame) straight into out: the streaming decoder would decode into
+  // its window and copy out of it.
+  std::optional<std::size_t> decode_whole(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) override {
+    if (in.empty()) return std::nullopt;  // no frame at all: the streaming path says so
+    const std::size_t rc = ZSTD_decompressDCtx(d_.get(), out.data(), out.size(), in.data(), in.size());
+    restart();
+    if (ZSTD_isError(rc)) return std::nullopt;
+    return rc;
+  }
+  std::optional<std::uint64_t> whole_bound(std::span<const std::uint8_t> in) override {
+    const unsigned long long bound = ZSTD_decompressBound(in.data(), in.size());
+    if (in.empty() || bound == ZSTD_CONTENTSIZE_ERROR) return std::nullopt;
+    return bound;
+  }
+
  private:
   dctx_ptr d_;
 };
@@ -87,10 +103,11 @@ class zstd_part_encoder final : public part_encoder {
 constexpr std::size_t block_header = 3;
 constexpr std::size_t checksum_size = 4;
 
-// The end of the blocks from `at` (the first block header), or none where they run past the file
-// or use the reserved block type.
-std::optional<std::uint64_t> blocks_end(const random_reader& read, std::uint64_t at, std::uint64_t file_size) {
-  for (;;) {
+// The end of the blocks from `at` (the first block header), counted in `blocks`, or none where they
+// run past the file or use the reserved block type.
+std::optional<std::uint64_t> blocks_end(const random_reader& read, std::uint64_t at, std::uint64_t file_size,
+                                        std::uint64_t& blocks) {
+  for (;; ++blocks) {
     std::array<std::uint8_t, block_header> h{};
     if (file_size - at < h.size()) return std::nullopt;
     read(h, at);
@@ -121,10 +138,12 @@ std::optional<member_extent> zstd_frame_extent(const random_reader& read, std::u
   }
   ZSTD_frameHeader h{};
   if (ZSTD_getFrameHeader(&h, got.data(), got.size()) != 0 || h.frameType != ZSTD_frame) return std::nullopt;
-  const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size);
+  std::uint64_t blocks = 1;
+  const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size, blocks);
   if (!end || (h.checksumFlag && file_size - *end < checksum_size)) return std::nullopt;
   member_extent e{*end + (h.checksumFlag ? checksum_size : 0) - at, std::nullopt};
   if (h.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) e.text_size = h.frameContentSize;
+  else e.text_bound = blocks * std::min<std::uint64_t>(ZSTD_BLOCKSIZE_MAX, h.windowSize);
   return e;
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,23 @@ owned_bytes pinned_bytes(std::size_t n);  // page-locked; throws gutf8::error(ou
 // Output memory of one run that lives until it is committed (the function owns it and hands it
 // back); none for 0 bytes.
 std::pair<std::uint8_t*, std::function<void()>> fresh_output(std::size_t bytes);
+
+// A worker's buffer that grows without initialising its bytes (what it held is not kept when it
+// grows): zero-filling a block before the decoder overwrites it costs as much as a copy.
+class scratch_bytes {
+ public:
+  std::span<std::uint8_t> at_least(std::size_t n) {
+    if (n > size_) {
+      bytes_ = std::make_unique_for_overwrite<std::uint8_t[]>(n);
+      size_ = n;
+    }
+    return {bytes_.get(), n};
+  }
+
+ private:
+  std::unique_ptr<std::uint8_t[]> bytes_;
+  std::size_t size_ = 0;
+};
 
 // Output buffers that a worker fills and the committer hands back.
 class output_pool {

@@ -48,19 +48,20 @@ compress::random_reader file_reader(int fd, std::uint64_t base) {
 bool joins(const compress::part& a, const compress::part& b, std::uint64_t chunk_bytes, bool output) {
   if (a.holds != compress::layout::members || b.holds != compress::layout::members) return false;
   if (!output) return a.size + b.size <= chunk_bytes / 4;
-  return a.text_size && b.text_size && *a.text_size + *b.text_size <= chunk_bytes && a.size + b.size <= chunk_bytes;
+  const std::optional<std::uint64_t> ta = a.most_text(), tb = b.most_text();
+  return ta && tb && *ta + *tb <= chunk_bytes && a.size + b.size <= chunk_bytes;
 }
 
 // A part's text opened in place (memory), copied whole into `compressed` when that is small (then
-// gzip members decode at once), or read through the input's reader, a buffer at a time.
+// gzip members and zstd frames decode at once), or read through the input's reader, a buffer at a time.
 void open_part(part_text& t, const compressed_input& in, const compress::part& p, std::span<const std::uint8_t> memory,
-               std::vector<std::uint8_t>* compressed, std::uint64_t at_once) {
+               scratch_bytes* compressed, std::uint64_t at_once) {
   if (!memory.empty()) {
     t.open(in.format(), p, memory.subspan(static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.size)));
   } else if (compressed != nullptr && p.size <= at_once) {
-    compressed->resize(static_cast<std::size_t>(p.size));
-    in.reader()(*compressed, p.offset);
-    t.open(in.format(), p, *compressed);
+    const std::span<std::uint8_t> bytes = compressed->at_least(static_cast<std::size_t>(p.size));
+    in.reader()(bytes, p.offset);
+    t.open(in.format(), p, bytes);
   } else {
     t.open(in.format(), p, in.reader());
   }
@@ -72,7 +73,10 @@ bool stream_part(const run_context& ctx, job& j, compressed_input& in, const com
   part_text text;
   open_part(text, in, p, in.memory(), nullptr, 0);
   part_block b;
-  for (chunk c; text.next(c.bytes, ctx.plan.chunk_bytes, b); c = chunk{}) {
+  for (chunk c;; c = chunk{}) {
+    c.bytes.resize(text.room(ctx.plan.chunk_bytes));
+    if (!text.next(c.bytes, b)) break;
+    c.bytes.resize(b.size);
     c.end = b.end;
     part_slot s{p, std::move(c), b.head_open, b.tail_open};
     if (!ctx.work.reserve_chunk(j, help)) return false;
@@ -104,9 +108,16 @@ void part_text::open(compress::format f, const compress::part& p, compress::rand
   d_.open(f, p, std::move(read));
 }
 
-bool part_text::next(std::vector<std::uint8_t>& buffer, std::size_t block_bytes, part_block& b) {
+std::size_t part_text::room(std::size_t block_bytes) const noexcept {
+  const std::size_t block = carried_ + std::max<std::size_t>(block_bytes, 16);
+  // A byte past the whole text lets the first read find the end: the part is then one block.
+  const std::optional<std::uint64_t> whole = first_ ? d_.whole_text() : std::nullopt;
+  if (at_once(whole, block_bytes)) return std::max(block, static_cast<std::size_t>(*whole) + 1);
+  return block;
+}
+
+bool part_text::next(std::span<std::uint8_t> buffer, part_block& b) {
   if (ended_) return false;
-  buffer.resize(carried_ + std::max<std::size_t>(block_bytes, 16));
   std::copy_n(carry_.data(), carried_, buffer.data());
   std::size_t n = carried_;
   while (n < buffer.size()) {
@@ -118,7 +129,6 @@ bool part_text::next(std::vector<std::uint8_t>& buffer, std::size_t block_bytes,
     n += got;
   }
   if (ended_ && n == 0 && !first_) return false;  // the last block ended at a cut
-  buffer.resize(n);
   b = part_block{buffer.data(), n, n, std::exchange(first_, false), ended_};
   // The cut needs 3 bytes before it: a block that goes on holds at least 16.
   if (!ended_) b.end = unit_start_at_or_after(buffer.data(), n - 3, n, false);
@@ -149,7 +159,9 @@ std::optional<compress::part> compressed_input::next_part(std::uint64_t chunk_by
   compress::part p = *ahead_;
   for (ahead_ = splitter_.next(); ahead_ && joins(p, *ahead_, chunk_bytes, output); ahead_ = splitter_.next()) {
     p.size += ahead_->size;
+    const std::optional<std::uint64_t> most = p.most_text(), more = ahead_->most_text();
     p.text_size = p.text_size && ahead_->text_size ? std::optional(*p.text_size + *ahead_->text_size) : std::nullopt;
+    p.text_bound = p.text_size || !most || !more ? std::nullopt : std::optional(*most + *more);
     p.last = ahead_->last;
   }
   return p;
@@ -176,9 +188,16 @@ run_result part_worker::process(compressed_input& in, const piece_run& run, bloc
   r.outcome.counted_lines = true;
   auto output = std::make_shared<std::vector<std::uint8_t>>();
   try {
-    open_part(text_, in, s.part, in.memory(), &compressed_, ctx.plan.chunk_bytes);
+    open_part(text_, in, s.part, in.memory(), &compressed_, part_text::whole_blocks * ctx.plan.chunk_bytes);
     part_block b;
-    while (text_.next(buffer_, ctx.plan.chunk_bytes, b)) {
+    while (text_.next(buffer_.at_least(text_.room(ctx.plan.chunk_bytes)), b)) {
+      if (b.head_open && b.tail_open) {  // the part in one block: its output straight into the run's buffer
+        auto [out, release] = fresh_output(output_room(op, b.size));
+        append_outcome(r.outcome, process_part_block(processor, ctx.config, b, out, histogram, *r.edges));
+        r.output = {out, out == nullptr ? 0 : r.outcome.result.written};
+        r.release = std::move(release);
+        break;
+      }
       scratch_.resize(output_room(op, b.size));
       const piece_outcome o = process_part_block(processor, ctx.config, b, scratch_.empty() ? nullptr : scratch_.data(),
                                                  histogram, *r.edges);
@@ -217,8 +236,8 @@ void read_parts(const run_context& ctx, job& j, compressed_input& in, std::uint6
   const bool output = output_width(ctx.config.stream.operation) != 0;
   const std::uint64_t chunk_bytes = ctx.plan.chunk_bytes;
   while (const std::optional<compress::part> p = in.next_part(chunk_bytes, output)) {
-    // Without output a worker holds any part in bounded memory; with it, only a chunk's text.
-    if (output && !(p->text_size && *p->text_size <= chunk_bytes)) {
+    // Without output a worker holds any part in bounded memory; with it, only a part it decodes at once.
+    if (output && !part_text::at_once(p->most_text(), chunk_bytes)) {
       if (!stream_part(ctx, j, in, *p, k, help)) return;
       continue;
     }

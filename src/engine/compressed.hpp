@@ -5,7 +5,7 @@
 // that does not split is one part) and posts each as a slot that any worker decompresses and
 // processes on its own, a character that straddles two parts being placed at commit time
 // (engine/edges.hpp). Small parts are grouped into one slot. Where the run could not hold a part's
-// output (an operation with output, and a part whose text is unknown or larger than a chunk), the
+// output (an operation with output, and a part whose text is unknown or not decoded at once), the
 // reader decompresses that part itself, in order, into chunks that any worker processes.
 #pragma once
 
@@ -19,6 +19,7 @@
 #include "compress/compressor.hpp"
 #include "compress/decompressor.hpp"
 #include "compress/parts.hpp"
+#include "engine/buffers.hpp"
 #include "engine/edges.hpp"
 #include "engine/inputs.hpp"
 #include "engine/workers.hpp"
@@ -36,14 +37,26 @@ struct part_slot {
 
 // A part's text, decompressed and cut into blocks at unit starts (the bytes after a cut are carried
 // to the next block), in bounded memory whatever its size.
+// A part in memory whose text (or its bound: compress::decompressor::whole_text) is at most
+// whole_blocks blocks is decoded at once into one block (no copy out of the decoder's window; the
+// memory a worker holds is bounded by it).
 class part_text {
  public:
+  static constexpr std::size_t whole_blocks = 16;
+
   void open(compress::format f, const compress::part& p, std::span<const std::uint8_t> bytes);  // in memory
   void open(compress::format f, const compress::part& p, compress::random_reader read);
-  // The next block in buffer (resized to hold the carry and up to block_bytes more, at least 16);
+  // The room the next block needs: the carry and block_bytes more (at least 16), or, for the first
+  // block of a part decoded at once, its whole text and a byte.
+  [[nodiscard]] std::size_t room(std::size_t block_bytes) const noexcept;
+  // The next block, decompressed into buffer (at least room() bytes; what it held is not kept);
   // false after the last. Only the last block is shorter than the carry and block_bytes.
-  bool next(std::vector<std::uint8_t>& buffer, std::size_t block_bytes, part_block& b);
+  bool next(std::span<std::uint8_t> buffer, part_block& b);
   [[nodiscard]] const compress::decompressor& decoder() const noexcept { return d_; }
+  // Whether a part of this text size is decoded at once with blocks of block_bytes.
+  [[nodiscard]] static bool at_once(std::optional<std::uint64_t> text_size, std::size_t block_bytes) noexcept {
+    return text_size && *text_size <= std::uint64_t{whole_blocks} * block_bytes;
+  }
 
  private:
   void restart();
@@ -96,7 +109,8 @@ class part_worker {
                           std::uint64_t* histogram);
   void open(compressed_input& in, const compress::part& p, std::uint64_t chunk_bytes);
   part_text text_;
-  std::vector<std::uint8_t> buffer_, compressed_, scratch_;
+  scratch_bytes buffer_, compressed_;
+  std::vector<std::uint8_t> scratch_;
 };
 
 // The reader of a compressed parts job: posts slots until the last part or until the job is

@@ -137,6 +137,51 @@ TEST_F(compressed, DamagedInputIsExitThreeAndLeavesNoOutput) {
   for (const std::string& name : listing()) EXPECT_EQ(name.find("out"), std::string::npos) << name;
 }
 
+// zstd frames with their content size (compressed from a named file) and without (from a pipe),
+// empty and skippable frames between them, characters cut across frames, in chunks smaller and
+// larger than a frame (frames decoded at once into a part's block, or streamed): every way gives
+// what CPython gives for the text. A frame whose content-size field lies is exit 3 at a compressed
+// position, with nothing left at -o.
+TEST_F(compressed, ZstdFramesWithAndWithoutTheirSize) {
+  write("in", text_with_errors(300007, 51));
+  const std::string replaced = cpython("in", "replace", "utf-8");
+  pack(formats[1], "in", "unused.zst", 4);  // part0..part3, cut inside characters
+  write("skip", std::string("\x50\x2a\x4d\x18\x03\x00\x00\x00", 8) + "abc");  // a skippable frame
+  write("nothing", "");
+  ASSERT_EQ(shell("zstd -q -c part0 > in.zst && zstd -q -c < part1 >> in.zst && cat skip >> in.zst && "
+                  "zstd -q -c nothing >> in.zst && cat part2 | zstd -q -c >> in.zst && zstd -q -c part3 >> in.zst")
+                .status,
+            0);
+  ASSERT_EQ(unpack(formats[1], "in.zst"), read("in"));
+  for (const std::string chunk : {"4099", "65536", "4M"}) {
+    SCOPED_TRACE(chunk);
+    for (const std::string source : {std::string("in.zst"), std::string("- < in.zst")}) {
+      EXPECT_EQ(gutf8("validate --replace -o out --chunk-size " + chunk + " " + source).status, 1) << source;
+      EXPECT_EQ(read("out"), replaced) << source;
+      EXPECT_EQ(gutf8("validate --replace -o out.zst --chunk-size " + chunk + " " + source).status, 1) << source;
+      EXPECT_EQ(unpack(formats[1], "out.zst"), replaced) << source;
+    }
+  }
+  // part0 holds 75001 bytes or so: a 4-byte content-size field (Single_Segment, FCS_Flag 2) after
+  // the magic number and the frame header descriptor.
+  const std::string good = shell("zstd -q -c part0").out;
+  ASSERT_EQ(static_cast<unsigned char>(good.at(4)) >> 5, 5) << "FCS_Flag 2, Single_Segment";
+  for (const int delta : {-1, 1}) {
+    std::string bad = good;
+    bad[5] = static_cast<char>(static_cast<unsigned char>(bad[5]) + delta);
+    write("bad.zst", bad);
+    ASSERT_NE(shell("zstd -q -t bad.zst").status, 0) << "the zstd tool finds it corrupt";
+    const result r = gutf8("validate --replace -o out.zst bad.zst");
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("bad.zst: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("corrupt zstd data at compressed byte "), std::string::npos) << r.err;
+    EXPECT_EQ(gutf8("validate - < bad.zst").status, 3);
+  }
+  fs::remove(dir_ / "out.zst");
+  EXPECT_EQ(gutf8("validate --replace -o out.zst bad.zst").status, 3);
+  EXPECT_FALSE(fs::exists(dir_ / "out.zst"));
+}
+
 TEST_F(compressed, NoDecompressReadsTheBytes) {
   write("in", "caf\xC3\xA9\n");
   const std::string z = pack(formats[1], "in", "in.zst", 1);
