@@ -62,7 +62,7 @@ from . import _gutf8
 from ._gutf8 import ErrorKind, GpuLaneCache
 
 __all__ = [
-    "Report", "Stats", "DecodeError", "EncodeError", "ErrorKind", "Errors", "RepairErrors", "Backend",
+    "Report", "Stats", "DecodeError", "EncodeError", "ErrorKind", "Errors", "RepairErrors", "Backend", "ReadMethod",
     "validate", "stats", "decode", "repair", "encode",
     "validate_file", "validate_files", "decode_file", "repair_file", "GpuLaneCache", "gpu_lanes",
     "cuda_available", "cuda_devices", "built_with_cuda",
@@ -79,7 +79,7 @@ Backend = Literal["auto", "cpu", "cuda"]
 ReadMethod = Literal["map", "copy"]
 
 Progress = Optional[Callable[[int], Any]]
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 _lanes_made = threading.Lock()
 
@@ -152,7 +152,7 @@ class Stats(Report):
     by_length: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
-def _rebuild(cls: type, args: tuple, state: dict) -> BaseException:
+def _rebuild(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
     e = cls(*args)
     e.__dict__.update(state)
     return e
@@ -162,7 +162,9 @@ class _Picklable:
     """Pickles args and gutf8's fields as they are, also through picklers that rebuild exceptions
     their own way (tblib's, which Dask installs, loses UnicodeError's start/end/reason)."""
 
-    def __reduce__(self) -> tuple:
+    args: tuple[Any, ...]  # BaseException's
+
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self.args, dict(self.__dict__)))
 
 
@@ -290,7 +292,7 @@ def _device_view(data: Any) -> Optional[tuple[int, int, int]]:
     return None
 
 
-def _c_strides(shape: tuple, itemsize: int) -> tuple:
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     strides, step = [], itemsize
     for n in reversed(shape):
         strides.append(step)
@@ -313,13 +315,13 @@ def _stream_handle(stream: Any) -> int:
 
 def _device_array(arr: Any) -> Any:
     try:
-        import cupy
+        import cupy  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return arr
     return cupy.from_dlpack(arr)
 
 
-def _on_device(op: str, view: tuple[int, int, int], errors: str, device: Optional[int],
+def _on_device(op: str, view: tuple[int, int, int], errors: Errors, device: Optional[int],
                stream: Any) -> tuple[Any, _gutf8.Summary]:
     if not _gutf8.built_with_cuda:
         raise RuntimeError("gutf8 was built without CUDA")
@@ -456,7 +458,7 @@ def validate_file(path: PathLike, *, backend: Backend = "auto", threads: int = 0
     CLI does (a file that another process truncates meanwhile ends this one with SIGBUS, as with
     :mod:`mmap`); "copy" copies them out (then that is an OSError)."""
     gpu = _file_options(backend, read, device)
-    p = os.fspath(path)
+    p = os.fsdecode(path)  # a str of any name (os.fsencode gives its bytes back)
     return _report(_gutf8.validate_file(os.fsencode(p), backend, threads, gpu, progress, _gpu_lanes(), read), p)
 
 
@@ -468,7 +470,7 @@ def validate_files(paths: Iterable[PathLike], *, backend: Backend = "auto", thre
     that cannot be read does not stop the others: its report's ``error`` says why (and it is not
     valid). Options as :func:`validate_file`; ``seconds`` is the whole run's."""
     gpu = _file_options(backend, read, device)
-    ps = [os.fspath(p) for p in paths]
+    ps = [os.fsdecode(p) for p in paths]
     reports = _gutf8.validate_files([os.fsencode(p) for p in ps], backend, threads, gpu, progress, _gpu_lanes(),
                                     read)
     return [_report(s, p) for s, p in zip(reports, ps)]
@@ -480,7 +482,7 @@ def decode_file(path: PathLike, errors: Errors = "strict", *, backend: Backend =
     """Decode a whole UTF-8 file into a ``numpy.uint32`` array (see :func:`decode`)."""
     _choice("errors", errors, _STRICT)
     gpu = _file_options(backend, read, device)
-    p = os.fspath(path)
+    p = os.fsdecode(path)
     out, s = _gutf8.decode_file(os.fsencode(p), errors, backend, threads, gpu, progress, _gpu_lanes(), read)
     if errors == "strict" and s.first is not None:
         raise _decode_error(s.first.unit, 0, s.first, p)  # the unit read back from the file's text
@@ -497,7 +499,7 @@ def repair_file(path: PathLike, out: PathLike, errors: RepairErrors = "replace",
     device or pipe is written directly."""
     _choice("errors", errors, _REPAIR)
     gpu = _file_options(backend, read, device)
-    p, o = os.fspath(path), os.fsdecode(os.fspath(out))
+    p, o = os.fsdecode(path), os.fsdecode(out)
     o = os.path.realpath(o) if os.path.islink(o) else o  # through a link to its file, as the CLI
     try:
         existing: Optional[os.stat_result] = os.stat(o)

@@ -102,7 +102,7 @@ def _device_result(result: tuple) -> Any:
     return DeviceColumn(schema, array)
 
 
-def _on_device(op: str, data: Any, errors: str, threads: int, stream: Any) -> Any:
+def _on_device(op: str, data: Any, errors: ColumnErrors, threads: int, stream: Any) -> Any:
     schema, array = data.__arrow_c_device_array__()
     try:
         result = _gutf8.col_device(op, schema, array, errors, threads, _stream_handle(stream))
@@ -152,6 +152,12 @@ def _chunks(data: Any, keep_views: bool = False) -> tuple[list, bool, pa.DataTyp
     return chunks, chunked, dtype
 
 
+def _arrow(chunk: pa.Array) -> tuple[Any, Any]:
+    """The (schema, array) capsules of a chunk."""
+    schema, array = chunk.__arrow_c_array__()
+    return schema, array
+
+
 def _data_bytes(chunk: pa.Array) -> int:
     buffers = chunk.buffers()
     return buffers[2].size if len(buffers) > 2 and buffers[2] is not None else -1
@@ -199,10 +205,10 @@ def _map(data: Any, call: Callable[[pa.Array], tuple], keep_views: bool) -> Any:
 _SHARABLE = (pa.binary(), pa.string(), pa.binary_view(), pa.string_view())
 
 
-def _sharing_chunk(chunk: pa.Array, errors: str, threads: int) -> pa.Array:
+def _sharing_chunk(chunk: pa.Array, errors: ColumnErrors, threads: int) -> pa.Array:
     """One chunk's cast as string_view around the chunk's own data buffers (pyarrow's Buffer
     objects keep them alive), followed by gutf8's buffers of repaired rows."""
-    out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*chunk.__arrow_c_array__(), errors, threads,
+    out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*_arrow(chunk), errors, threads,
                                                             _data_bytes(chunk))))
     shared = [b for b in chunk.buffers()[2:] if b is not None]  # gutf8 leaves out a missing one
     mine = out.buffers()
@@ -210,7 +216,7 @@ def _sharing_chunk(chunk: pa.Array, errors: str, threads: int) -> pa.Array:
                                  null_count=out.null_count)
 
 
-def _cast_sharing(data: Any, errors: str, threads: int = 0) -> Any:
+def _cast_sharing(data: Any, errors: ColumnErrors, threads: int = 0) -> Any:
     """cast_to_utf8 under errors "null", "replace" or "drop" as string_view whose valid rows keep
     the input's bytes where they are (no copy of them; only repaired rows are written), for the
     engines that take views (polars, DuckDB); None for the large types, which a view cannot
@@ -226,7 +232,7 @@ def is_valid(data: Any, *, threads: int = 0, stream: Any = None, keep_views: boo
     """A boolean array: whether each row is well-formed UTF-8 (null rows stay null)."""
     if _device_only(data):
         return _on_device("is_valid", data, "strict", threads, stream)
-    return _map(data, lambda c: _gutf8.col_is_valid(*c.__arrow_c_array__(), threads, _data_bytes(c)).valid,
+    return _map(data, lambda c: _gutf8.col_is_valid(*_arrow(c), threads, _data_bytes(c)).valid,
                 keep_views)
 
 
@@ -238,7 +244,7 @@ def validate(data: Any, *, threads: int = 0, stream: Any = None, keep_views: boo
     base = 0
     for chunk in chunks:
         try:
-            _gutf8.col_validate(*chunk.__arrow_c_array__(), threads, _data_bytes(chunk))
+            _gutf8.col_validate(*_arrow(chunk), threads, _data_bytes(chunk))
         except _gutf8.InvalidRow as e:
             raise _row_error(chunks, base, e.args[0]) from None
         base += len(chunk)
@@ -251,7 +257,7 @@ def make_valid(data: Any, errors: RepairErrors = "replace", *, threads: int = 0,
     _choice("errors", errors, _REPAIR)
     if _device_only(data):
         return _on_device("make_valid", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_make_valid(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)),
+    return _map(data, lambda c: _gutf8.col_make_valid(*_arrow(c), errors, threads, _data_bytes(c)),
                 keep_views)
 
 
@@ -262,7 +268,7 @@ def cast_to_utf8(data: Any, errors: ColumnErrors = "strict", *, threads: int = 0
     _choice("errors", errors, _CAST)
     if _device_only(data):
         return _on_device("cast_to_utf8", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)),
+    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*_arrow(c), errors, threads, _data_bytes(c)),
                 keep_views)
 
 
@@ -274,5 +280,5 @@ def count_code_points(data: Any, errors: ColumnErrors = "strict", *, threads: in
     _choice("errors", errors, _CAST)
     if _device_only(data):
         return _on_device("count_code_points", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_count_code_points(*c.__arrow_c_array__(), errors, threads,
+    return _map(data, lambda c: _gutf8.col_count_code_points(*_arrow(c), errors, threads,
                                                              _data_bytes(c)), keep_views)

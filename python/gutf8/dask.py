@@ -102,6 +102,9 @@ class _Work:
     itself (whose identity then changes by design); discard: undoes what it wrote, for a file that
     changed while it was read."""
 
+    def __call__(self, path: str) -> tuple[gutf8.Report, dict[str, Any]]:
+        raise NotImplementedError
+
     def replaces_input(self, path: str) -> bool:
         return False
 
@@ -129,7 +132,7 @@ def _row(path: str, work: _Work) -> dict:
 
 
 class _Repair(_Work):
-    def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int,
+    def __init__(self, root: str, out_dir: str, errors: RepairErrors, backend: Backend, threads: int,
                  device: Optional[int]) -> None:
         self.root, self.out_dir, self.errors = root, out_dir, errors
         self.backend, self.threads, self.device = backend, threads, device
@@ -161,7 +164,7 @@ def _identity_or_none(path: str) -> Optional[tuple[int, int, int]]:
         return None
 
 
-def _validate_batch_task(paths: list[str], backend: str, threads: int, device: Optional[int]) -> list[dict]:
+def _validate_batch_task(paths: list[str], backend: Backend, threads: int, device: Optional[int]) -> list[dict]:
     """One gutf8.validate_files run over a batch of files; one row a file, as _row makes them."""
     start = time.perf_counter()
     before = [_identity_or_none(p) for p in paths]
@@ -205,7 +208,7 @@ def _batches(paths: list[str]) -> list[list[str]]:
     return batches
 
 
-def _repair_task(path: str, root: str, out_dir: str, errors: str, backend: str, threads: int,
+def _repair_task(path: str, root: str, out_dir: str, errors: RepairErrors, backend: Backend, threads: int,
                  device: Optional[int]) -> dict:
     return _row(path, _Repair(root, out_dir, errors, backend, threads, device))
 
@@ -307,7 +310,7 @@ def _arrow_series(series: pd.Series, values: Any) -> pd.Series:
     return pd.Series(pd.arrays.ArrowExtensionArray(values), index=series.index, name=series.name)
 
 
-def _make_valid_partition(frame: pd.DataFrame, columns: list, errors: str, threads: int) -> pd.DataFrame:
+def _make_valid_partition(frame: pd.DataFrame, columns: list, errors: RepairErrors, threads: int) -> pd.DataFrame:
     import gutf8.columns
 
     out = frame.copy()

@@ -106,7 +106,7 @@ def _checked_text(s: pl.Series) -> pa.ChunkedArray:
     return pa.chunked_array([c.view(pa.string_view()) for c in pa.chunked_array(s).chunks], pa.string_view())
 
 
-def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
+def _op(name: str, errors: Any) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
         return lambda s: columns.is_valid(s, keep_views=True), pl.Boolean
