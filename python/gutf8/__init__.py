@@ -48,6 +48,7 @@ Cluster runs over many files and dataframes: :mod:`gutf8.dask`.
 from __future__ import annotations
 
 import atexit
+import operator
 import os
 import secrets
 import stat
@@ -263,9 +264,13 @@ def _device(device: Optional[int]) -> int:
     """The native layer's GPU number: device=None (any usable GPU) is -1."""
     if device is None:
         return -1
-    if not isinstance(device, int) or isinstance(device, bool) or device < 0:
+    try:
+        number = -1 if isinstance(device, bool) else operator.index(device)  # numpy integers too
+    except TypeError:
+        number = -1
+    if number < 0:
         raise ValueError(f"device must be None (any usable GPU) or a GPU number >= 0, not {device!r}")
-    return device
+    return number
 
 # --- device inputs -------------------------------------------------------------------------
 

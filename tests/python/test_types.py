@@ -152,7 +152,7 @@ def test_device_none_is_the_default_everywhere_and_means_one_thing(tmp_path):
         assert p.default is None and p.kind is p.KEYWORD_ONLY, name
         assert "Optional[int]" in str(p.annotation) or "int | None" in str(p.annotation), name
     assert "``device`` means the same in every function" in gutf8.__doc__
-    assert gutf8._device(None) == -1 and gutf8._device(3) == 3
+    assert gutf8._device(None) == -1 and gutf8._device(3) == 3 and gutf8._device(np.int64(2)) == 2
     # None and a named GPU are the only values, in every function that takes device=
     calls = _calls(tmp_path, with_dask=True)
     assert set(takers) == set(calls)
