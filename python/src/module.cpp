@@ -241,7 +241,8 @@ gutf8_py::summary file_summary(const std::string& path, const gutf8_py::file_out
     }
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(window.data());
     if (!window.empty()) s.first->length = gutf8::detail::error_unit_length(bytes, window.size());
-    s.first->unit.assign(reinterpret_cast<const char*>(bytes), std::min<std::size_t>(s.first->length, window.size()));
+    s.first->unit.assign(reinterpret_cast<const char*>(bytes),
+                         std::min<std::size_t>(s.first->length, window.size()));  // the DecodeError's object
   }
   return s;
 }
@@ -265,7 +266,8 @@ gutf8_py::file_outcome run_one(const std::string& path, const gutf8::run_config&
 }
 
 gutf8_py::summary py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
-                          nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
+                                   nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
+                                   std::string_view read) {
   const std::string path = path_of(path_bytes);
   const auto config = run_config(gutf8::operation::validate, "replace", backend, threads, device, read, std::move(lanes));
   double seconds = 0;
@@ -274,9 +276,9 @@ gutf8_py::summary py_validate_file(const nb::bytes& path_bytes, std::string_view
 }
 
 // Many files in one run of the engine: one report a path, in order (an unreadable one says why).
-std::vector<gutf8_py::summary> py_validate_files(const std::vector<nb::bytes>& path_bytes, std::string_view backend, unsigned threads,
-                           int device, nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
-                           std::string_view read) {
+std::vector<gutf8_py::summary> py_validate_files(const std::vector<nb::bytes>& path_bytes, std::string_view backend,
+                                                 unsigned threads, int device, nb::handle progress,
+                                                 std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
   std::vector<std::string> paths;
   paths.reserve(path_bytes.size());
   for (const nb::bytes& p : path_bytes) paths.push_back(path_of(p));
@@ -325,9 +327,10 @@ nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, s
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
 // `out_name` ending in .gz, .zst, .xz, .bz2 or .lz4 makes the output that format, as the CLI's -o.
-gutf8_py::summary py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes& out_name, std::string_view errors,
-                        std::string_view backend, unsigned threads, int device, nb::handle progress,
-                        std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
+gutf8_py::summary py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes& out_name,
+                                 std::string_view errors, std::string_view backend, unsigned threads, int device,
+                                 nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
+                                 std::string_view read) {
   const std::string path = path_of(path_bytes);
   auto config = run_config(gutf8::operation::sanitize, errors, backend, threads, device, read, std::move(lanes));
   config.compress_output.format = gutf8::compression_by_suffix(path_of(out_name));
