@@ -29,20 +29,28 @@ the device API (``stream=``: a CUDA stream handle or object). CUDA results are r
 Its view layouts are not cast: the C++ takes them on the host and on the GPU, and gives
 ``string_view`` repairs and int32 counts.
 
-``errors``: "strict" raises :class:`InvalidRowError` for the first invalid row, "null" makes the
-row null, "replace" writes U+FFFD per error unit, "drop" removes the error units.
+``errors`` (:data:`ColumnErrors`): "strict" raises :class:`InvalidRowError` for the first invalid
+row, "null" makes the row null, "replace" writes U+FFFD per error unit, "drop" (or "ignore")
+removes the error units; :func:`make_valid` takes "replace" or "drop". Another value is a
+ValueError naming the allowed ones.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal, get_args
 
 import pyarrow as pa
 
-from . import DecodeError, ErrorKind, _gutf8
+from . import DecodeError, RepairErrors, _choice, _gutf8, _stream_handle
 
 __all__ = ["is_valid", "validate", "make_valid", "cast_to_utf8", "count_code_points", "InvalidRowError",
-           "DeviceColumn"]
+           "DeviceColumn", "ColumnErrors"]
+
+#: What a cast or a count does with a row that is not UTF-8: raise, null, U+FFFD per error unit,
+#: or the error units removed ("ignore": CPython's name for "drop").
+ColumnErrors = Literal["strict", "null", "replace", "drop", "ignore"]
+_CAST: tuple[str, ...] = get_args(ColumnErrors)
+_REPAIR: tuple[str, ...] = get_args(RepairErrors)
 
 _ARROW_DEVICE_CPU, _ARROW_DEVICE_CUDA_HOST = 1, 3
 
@@ -94,19 +102,17 @@ def _device_result(result: tuple) -> Any:
     return DeviceColumn(schema, array)
 
 
-def _on_device(op: str, data: Any, errors: str, threads: int, stream: Any) -> Any:
-    from . import _stream_handle
-
+def _on_device(op: str, data: Any, errors: ColumnErrors, threads: int, stream: Any) -> Any:
     schema, array = data.__arrow_c_device_array__()
     try:
         result = _gutf8.col_device(op, schema, array, errors, threads, _stream_handle(stream))
     except _gutf8.InvalidRow as e:
-        row, offset, kind = e.args
+        first: _gutf8.RowError = e.args[0]
         err = InvalidRowError("utf-8", b"", 0, 0, "invalid UTF-8")  # the row stays on its device
-        err.row, err.offset, err.kind = row, offset, kind
+        err.row, err.offset, err.kind = first.row, first.offset, first.kind
         raise err from None
-    if op == "is_valid":
-        return _device_result(result[0])
+    if isinstance(result, _gutf8.RowValidity):
+        return _device_result(result.valid)
     return None if result is None else _device_result(result)
 
 
@@ -146,6 +152,12 @@ def _chunks(data: Any, keep_views: bool = False) -> tuple[list, bool, pa.DataTyp
     return chunks, chunked, dtype
 
 
+def _arrow(chunk: pa.Array) -> tuple[Any, Any]:
+    """The (schema, array) capsules of a chunk."""
+    schema, array = chunk.__arrow_c_array__()
+    return schema, array
+
+
 def _data_bytes(chunk: pa.Array) -> int:
     buffers = chunk.buffers()
     return buffers[2].size if len(buffers) > 2 and buffers[2] is not None else -1
@@ -154,8 +166,10 @@ def _data_bytes(chunk: pa.Array) -> int:
 _AS_BYTES = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary(), pa.string_view(): pa.binary_view()}
 
 
-def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowError:
-    """The exception for global row `row`, with the row's bytes and its first unit's extent."""
+def _row_error(chunks: list, base: int, first: _gutf8.RowError) -> InvalidRowError:
+    """The exception for row `first.row` of the chunk that starts at row `base` of the column, with
+    the row's bytes and its first unit's extent."""
+    row, offset = base + first.row, first.offset
     start = row
     for chunk in chunks:
         if start < len(chunk):
@@ -165,9 +179,10 @@ def _row_error(chunks: list, row: int, offset: int, kind: Any) -> InvalidRowErro
     if cell.type in _AS_BYTES:  # a utf8 row that is not UTF-8: as_py() of its str would raise
         cell = cell.view(_AS_BYTES[cell.type])
     data = cell[0].as_py()
-    d = _gutf8.validate(data, "cpu", 1, 0)  # the row alone has the same first error
-    e = InvalidRowError("utf-8", data, offset, offset + d["length"], d["reason"])
-    e.row, e.offset, e.kind, e.line, e.column = row, offset, kind, d["line"], d["column"]
+    unit = _gutf8.validate(data, "cpu", 1, -1).first  # the row alone has the same first error
+    assert unit is not None  # the row is invalid
+    e = InvalidRowError("utf-8", data, offset, offset + unit.length, unit.reason)
+    e.row, e.offset, e.kind, e.line, e.column = row, offset, first.kind, unit.line, unit.column
     return e
 
 
@@ -179,8 +194,7 @@ def _map(data: Any, call: Callable[[pa.Array], tuple], keep_views: bool) -> Any:
             results.append(pa.array(_Capsules(call(chunk))))
             base += len(chunk)
     except _gutf8.InvalidRow as e:
-        row, offset, kind = e.args
-        raise _row_error(chunks, base + row, offset, kind) from None
+        raise _row_error(chunks, base, e.args[0]) from None
     if not chunked:
         return results[0]
     if not results:  # an empty chunked array: the result type from an empty chunk
@@ -191,10 +205,10 @@ def _map(data: Any, call: Callable[[pa.Array], tuple], keep_views: bool) -> Any:
 _SHARABLE = (pa.binary(), pa.string(), pa.binary_view(), pa.string_view())
 
 
-def _sharing_chunk(chunk: pa.Array, errors: str, threads: int) -> pa.Array:
+def _sharing_chunk(chunk: pa.Array, errors: ColumnErrors, threads: int) -> pa.Array:
     """One chunk's cast as string_view around the chunk's own data buffers (pyarrow's Buffer
     objects keep them alive), followed by gutf8's buffers of repaired rows."""
-    out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*chunk.__arrow_c_array__(), errors, threads,
+    out = pa.array(_Capsules(_gutf8.col_cast_sharing_input(*_arrow(chunk), errors, threads,
                                                             _data_bytes(chunk))))
     shared = [b for b in chunk.buffers()[2:] if b is not None]  # gutf8 leaves out a missing one
     mine = out.buffers()
@@ -202,7 +216,7 @@ def _sharing_chunk(chunk: pa.Array, errors: str, threads: int) -> pa.Array:
                                  null_count=out.null_count)
 
 
-def _cast_sharing(data: Any, errors: str, threads: int = 0) -> Any:
+def _cast_sharing(data: Any, errors: ColumnErrors, threads: int = 0) -> Any:
     """cast_to_utf8 under errors "null", "replace" or "drop" as string_view whose valid rows keep
     the input's bytes where they are (no copy of them; only repaired rows are written), for the
     engines that take views (polars, DuckDB); None for the large types, which a view cannot
@@ -218,7 +232,7 @@ def is_valid(data: Any, *, threads: int = 0, stream: Any = None, keep_views: boo
     """A boolean array: whether each row is well-formed UTF-8 (null rows stay null)."""
     if _device_only(data):
         return _on_device("is_valid", data, "strict", threads, stream)
-    return _map(data, lambda c: _gutf8.col_is_valid(*c.__arrow_c_array__(), threads, _data_bytes(c))[0],
+    return _map(data, lambda c: _gutf8.col_is_valid(*_arrow(c), threads, _data_bytes(c)).valid,
                 keep_views)
 
 
@@ -230,39 +244,41 @@ def validate(data: Any, *, threads: int = 0, stream: Any = None, keep_views: boo
     base = 0
     for chunk in chunks:
         try:
-            _gutf8.col_validate(*chunk.__arrow_c_array__(), threads, _data_bytes(chunk))
+            _gutf8.col_validate(*_arrow(chunk), threads, _data_bytes(chunk))
         except _gutf8.InvalidRow as e:
-            row, offset, kind = e.args
-            raise _row_error(chunks, base + row, offset, kind) from None
+            raise _row_error(chunks, base, e.args[0]) from None
         base += len(chunk)
 
 
-def make_valid(data: Any, errors: str = "replace", *, threads: int = 0, stream: Any = None,
+def make_valid(data: Any, errors: RepairErrors = "replace", *, threads: int = 0, stream: Any = None,
                keep_views: bool = False) -> Any:
     """A utf8 array (large_utf8 for the large types) with every invalid row repaired: equal,
     row by row, to ``bytes.decode('utf-8', 'replace' | 'ignore')`` (errors "replace" | "drop")."""
+    _choice("errors", errors, _REPAIR)
     if _device_only(data):
         return _on_device("make_valid", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_make_valid(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)),
+    return _map(data, lambda c: _gutf8.col_make_valid(*_arrow(c), errors, threads, _data_bytes(c)),
                 keep_views)
 
 
-def cast_to_utf8(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None,
+def cast_to_utf8(data: Any, errors: ColumnErrors = "strict", *, threads: int = 0, stream: Any = None,
                  keep_views: bool = False) -> Any:
     """binary -> utf8 (large_binary -> large_utf8); an invalid row raises, becomes null, or is
     repaired, by `errors` ("strict", "null", "replace", "drop")."""
+    _choice("errors", errors, _CAST)
     if _device_only(data):
         return _on_device("cast_to_utf8", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*c.__arrow_c_array__(), errors, threads, _data_bytes(c)),
+    return _map(data, lambda c: _gutf8.col_cast_to_utf8(*_arrow(c), errors, threads, _data_bytes(c)),
                 keep_views)
 
 
-def count_code_points(data: Any, errors: str = "strict", *, threads: int = 0, stream: Any = None,
+def count_code_points(data: Any, errors: ColumnErrors = "strict", *, threads: int = 0, stream: Any = None,
                       keep_views: bool = False) -> Any:
     """Characters per row (int32, int64 for the large types), as ``len(row.decode('utf-8',
     errors))``; an invalid row raises, is null, or counts its error units as one character
     ("replace") or none ("drop")."""
+    _choice("errors", errors, _CAST)
     if _device_only(data):
         return _on_device("count_code_points", data, errors, threads, stream)
-    return _map(data, lambda c: _gutf8.col_count_code_points(*c.__arrow_c_array__(), errors, threads,
+    return _map(data, lambda c: _gutf8.col_count_code_points(*_arrow(c), errors, threads,
                                                              _data_bytes(c)), keep_views)

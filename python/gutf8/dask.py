@@ -65,6 +65,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 import pandas as pd
 
 import gutf8
+from gutf8 import Backend, RepairErrors
 
 __all__ = ["validate_files", "repair_files", "expand_paths", "make_valid", "is_valid", "local_gpu_cluster",
            "gpu_worker_specs"]
@@ -101,6 +102,9 @@ class _Work:
     itself (whose identity then changes by design); discard: undoes what it wrote, for a file that
     changed while it was read."""
 
+    def __call__(self, path: str) -> tuple[gutf8.Report, dict[str, Any]]:
+        raise NotImplementedError
+
     def replaces_input(self, path: str) -> bool:
         return False
 
@@ -128,7 +132,7 @@ def _row(path: str, work: _Work) -> dict:
 
 
 class _Repair(_Work):
-    def __init__(self, root: str, out_dir: str, errors: str, backend: str, threads: int,
+    def __init__(self, root: str, out_dir: str, errors: RepairErrors, backend: Backend, threads: int,
                  device: Optional[int]) -> None:
         self.root, self.out_dir, self.errors = root, out_dir, errors
         self.backend, self.threads, self.device = backend, threads, device
@@ -160,7 +164,7 @@ def _identity_or_none(path: str) -> Optional[tuple[int, int, int]]:
         return None
 
 
-def _validate_batch_task(paths: list[str], backend: str, threads: int, device: Optional[int]) -> list[dict]:
+def _validate_batch_task(paths: list[str], backend: Backend, threads: int, device: Optional[int]) -> list[dict]:
     """One gutf8.validate_files run over a batch of files; one row a file, as _row makes them."""
     start = time.perf_counter()
     before = [_identity_or_none(p) for p in paths]
@@ -204,7 +208,7 @@ def _batches(paths: list[str]) -> list[list[str]]:
     return batches
 
 
-def _repair_task(path: str, root: str, out_dir: str, errors: str, backend: str, threads: int,
+def _repair_task(path: str, root: str, out_dir: str, errors: RepairErrors, backend: Backend, threads: int,
                  device: Optional[int]) -> dict:
     return _row(path, _Repair(root, out_dir, errors, backend, threads, device))
 
@@ -260,7 +264,7 @@ def _gather_one(future: Any, path: Any, extra_columns: tuple[str, ...]) -> Any:
         future.release()
 
 
-def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: str = "auto", threads: int = 0,
+def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: Backend = "auto", threads: int = 0,
                    device: Optional[int] = None, resources: Optional[dict] = None) -> pd.DataFrame:
     """Validate many files, small ones in batches (see the module's text), big ones a Dask task
     each; a pandas DataFrame with one row per path, in the order of :func:`expand_paths`.
@@ -268,20 +272,23 @@ def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: str = "
     (threads=0: all of the worker's cores, so with several workers a machine give each its share;
     device=None: every GPU the worker sees, which on a GPU worker of :func:`local_gpu_cluster` is
     its own alone); `resources` is passed to ``client.map`` (e.g. ``{"GPU": 1}``: GPU workers only)."""
+    gutf8._choice("backend", backend, gutf8._BACKENDS)  # here, not as one error a file
+    gutf8._device(device)
     paths = expand_paths(paths_or_glob)
     return _run_batches(_validate_batch_task, paths, client, (backend, threads, device), resources)
 
 
-def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], errors: str = "replace",
-                 client: Any = None, *, backend: str = "auto", threads: int = 0, device: Optional[int] = None,
+def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], errors: RepairErrors = "replace",
+                 client: Any = None, *, backend: Backend = "auto", threads: int = 0, device: Optional[int] = None,
                  resources: Optional[dict] = None) -> pd.DataFrame:
     """Repair many files into `out_dir` (U+FFFD per error unit, or dropped with
     ``errors="drop"``), keeping their paths relative to the inputs' common directory; each file
     is written atomically (temporary + rename), so `out_dir` may be the inputs' own directory
     (repair in place). Returns the :func:`validate_files` report of the inputs with an ``output``
     column (None where the file failed)."""
-    if errors not in ("replace", "drop", "ignore"):
-        raise ValueError("errors must be 'replace' or 'drop'")
+    gutf8._choice("errors", errors, gutf8._REPAIR)  # here, not as one error a file
+    gutf8._choice("backend", backend, gutf8._BACKENDS)
+    gutf8._device(device)
     paths = expand_paths(paths_or_glob)
     absolute = [os.path.abspath(p) for p in paths]
     root = os.path.commonpath([os.path.dirname(p) for p in absolute]) if absolute else os.getcwd()
@@ -303,7 +310,7 @@ def _arrow_series(series: pd.Series, values: Any) -> pd.Series:
     return pd.Series(pd.arrays.ArrowExtensionArray(values), index=series.index, name=series.name)
 
 
-def _make_valid_partition(frame: pd.DataFrame, columns: list, errors: str, threads: int) -> pd.DataFrame:
+def _make_valid_partition(frame: pd.DataFrame, columns: list, errors: RepairErrors, threads: int) -> pd.DataFrame:
     import gutf8.columns
 
     out = frame.copy()
@@ -319,7 +326,7 @@ def _is_valid_partition(frame: pd.DataFrame, columns: list, threads: int) -> pd.
                          for c in columns}, index=frame.index)
 
 
-def make_valid(ddf: Any, columns: Iterable[str], errors: str = "replace", *, threads: int = 1) -> Any:
+def make_valid(ddf: Any, columns: Iterable[str], errors: RepairErrors = "replace", *, threads: int = 1) -> Any:
     """The dask dataframe with each of `columns` (binary or string) repaired row by row as
     ``bytes.decode('utf-8', 'replace' | 'ignore')`` would, as Arrow-backed string columns (null
     rows stay null). Lazy, one task a partition; `threads`: CPU threads a task (1 suits one

@@ -63,7 +63,7 @@ def _validate(x: pa.ChunkedArray, threads: int) -> pa.ChunkedArray:
     return _as_text(x)
 
 
-def _cast(x: pa.ChunkedArray, errors: str, threads: int) -> Any:
+def _cast(x: pa.ChunkedArray, errors: columns.ColumnErrors, threads: int) -> Any:
     """A repair or a cast to NULL: string_view around the vector's own bytes, which DuckDB reads
     back without a copy of the valid rows; utf8 for the large layouts."""
     shared = columns._cast_sharing(x, errors, threads)

@@ -35,7 +35,7 @@ past 2 GiB, more than a view holds, is a ValueError).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal, get_args
 
 import polars as pl
 import pyarrow as pa
@@ -45,8 +45,12 @@ from ._rows import shown
 
 __all__ = ["SeriesNamespace", "ExprNamespace", "InvalidRowError"]
 
-_TEXT_ERRORS = ("replace", "drop")
-_CAST_ERRORS = ("strict", "null", "replace", "drop")
+#: The policies of ``make_valid`` (Spark's names: no "ignore").
+RepairErrors = Literal["replace", "drop"]
+#: The policies of ``cast_to_utf8`` and ``count_code_points``.
+CastErrors = Literal["strict", "null", "replace", "drop"]
+_TEXT_ERRORS: tuple[str, ...] = get_args(RepairErrors)
+_CAST_ERRORS: tuple[str, ...] = get_args(CastErrors)
 
 
 class InvalidRowError(columns.InvalidRowError, pl.exceptions.ComputeError):
@@ -102,7 +106,7 @@ def _checked_text(s: pl.Series) -> pa.ChunkedArray:
     return pa.chunked_array([c.view(pa.string_view()) for c in pa.chunked_array(s).chunks], pa.string_view())
 
 
-def _op(name: str, errors: str | None) -> tuple[Callable[[Any], Any], Any]:
+def _op(name: str, errors: Any) -> tuple[Callable[[Any], Any], Any]:
     """(operation on an Arrow producer, polars result type) of a method and its errors argument."""
     if name == "is_valid":
         return lambda s: columns.is_valid(s, keep_views=True), pl.Boolean
@@ -132,16 +136,16 @@ class SeriesNamespace:
         """Boolean: whether each row is well-formed UTF-8 (null stays null)."""
         return self._call("is_valid")
 
-    def make_valid(self, errors: str = "replace") -> pl.Series:
+    def make_valid(self, errors: RepairErrors = "replace") -> pl.Series:
         """String: each row repaired, U+FFFD per maximal subpart ("replace") or none ("drop")."""
         return self._call("make_valid", errors)
 
-    def cast_to_utf8(self, errors: str = "strict") -> pl.Series:
+    def cast_to_utf8(self, errors: CastErrors = "strict") -> pl.Series:
         """String: a row that is not UTF-8 raises :class:`InvalidRowError` ("strict"), is null
         ("null") or is repaired ("replace", "drop")."""
         return self._call("cast_to_utf8", errors)
 
-    def count_code_points(self, errors: str = "strict") -> pl.Series:
+    def count_code_points(self, errors: CastErrors = "strict") -> pl.Series:
         """UInt32: characters per row; errors as for :meth:`cast_to_utf8` ("replace" counts an
         error unit as one character, "drop" as none)."""
         return self._call("count_code_points", errors)
@@ -163,15 +167,15 @@ class ExprNamespace:
         """Boolean: whether each row is well-formed UTF-8 (null stays null)."""
         return self._call("is_valid")
 
-    def make_valid(self, errors: str = "replace") -> pl.Expr:
+    def make_valid(self, errors: RepairErrors = "replace") -> pl.Expr:
         """String: each row repaired, U+FFFD per maximal subpart ("replace") or none ("drop")."""
         return self._call("make_valid", errors)
 
-    def cast_to_utf8(self, errors: str = "strict") -> pl.Expr:
+    def cast_to_utf8(self, errors: CastErrors = "strict") -> pl.Expr:
         """String: a row that is not UTF-8 raises :class:`InvalidRowError` ("strict"), is null
         ("null") or is repaired ("replace", "drop")."""
         return self._call("cast_to_utf8", errors)
 
-    def count_code_points(self, errors: str = "strict") -> pl.Expr:
+    def count_code_points(self, errors: CastErrors = "strict") -> pl.Expr:
         """UInt32: characters per row; errors as for :meth:`cast_to_utf8`."""
         return self._call("count_code_points", errors)

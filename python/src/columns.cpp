@@ -1,5 +1,6 @@
 #include "columns.hpp"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string_view.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "gutf8/columns.hpp"
 #include "gutf8/error.hpp"
+#include "reports.hpp"
 
 #ifdef GUTF8_PY_CUDA
 #include "device_run.hpp"
@@ -103,16 +105,26 @@ gutf8::column_options options_of(unsigned threads, std::int64_t data_bytes) {
   return {.threads = threads, .data_bytes = data_bytes};
 }
 
-nb::tuple col_is_valid(nb::handle schema, nb::handle array, unsigned threads, std::int64_t data_bytes) {
+gutf8::row_error error_of(const gutf8::invalid_row& e) {
+  return {.row = e.row(), .offset = e.offset(), .kind = e.kind()};
+}
+
+// The typed result of is_valid, its boolean column handed over as `capsules`.
+row_validity validity_of(const gutf8::row_validity& v, nb::object capsules) {
+  row_validity r{.valid = std::move(capsules), .invalid_rows = v.invalid_rows};
+  r.first = v.first;
+  return r;
+}
+
+row_validity col_is_valid(nb::handle schema, nb::handle array, unsigned threads, std::int64_t data_bytes) {
   const borrowed_column in(schema, array);
   gutf8::row_validity v;
   {
     nb::gil_scoped_release unlocked;
     v = gutf8::is_valid(*in.array, *in.schema, options_of(threads, data_bytes));
   }
-  nb::object first = nb::none();
-  if (v.first) first = nb::make_tuple(v.first->row, v.first->offset, v.first->kind);
-  return nb::make_tuple(to_capsules(std::move(v.valid)), v.invalid_rows, first);
+  nb::object capsules = to_capsules(std::move(v.valid));
+  return validity_of(v, std::move(capsules));
 }
 
 void col_validate(nb::handle schema, nb::handle array, unsigned threads, std::int64_t data_bytes) {
@@ -194,15 +206,15 @@ nb::object col_device(std::string_view op, nb::handle schema, nb::handle array, 
   }
   if (op == "validate") return nb::none();
   if (op != "is_valid") return to_device_capsules(std::move(out));
-  nb::object first = nb::none();
-  if (validity.first) first = nb::make_tuple(validity.first->row, validity.first->offset, validity.first->kind);
-  return nb::make_tuple(to_device_capsules(std::move(validity.valid)), validity.invalid_rows, first);
+  nb::object capsules = to_device_capsules(std::move(validity.valid));
+  return nb::cast(validity_of(validity, std::move(capsules)));
 }
 
 }  // namespace
 
 void bind_columns(nb::module_& m) {
-  // Registered after the module's gutf8::error translator, so tried before it (newest first).
+  // Registered after the module's gutf8::error translator, so tried before it (newest first). Needs
+  // RowError bound (bind_reports) first.
   nb::object invalid_row = nb::steal(PyErr_NewException("gutf8._gutf8.InvalidRow", PyExc_ValueError, nullptr));
   if (!invalid_row.is_valid()) throw nb::python_error();
   m.attr("InvalidRow") = invalid_row;  // the module keeps the type alive for the translator
@@ -211,7 +223,7 @@ void bind_columns(nb::module_& m) {
         try {
           std::rethrow_exception(p);
         } catch (const gutf8::invalid_row& e) {
-          PyErr_SetObject(static_cast<PyObject*>(type), nb::make_tuple(e.row(), e.offset(), e.kind()).ptr());
+          PyErr_SetObject(static_cast<PyObject*>(type), nb::cast(error_of(e)).ptr());  // args: (RowError,)
         }
       },
       invalid_row.ptr());

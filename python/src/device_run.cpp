@@ -13,6 +13,7 @@
 #include "cuda/cuda_resources.hpp"
 #include "utf8/utf8_rules.hpp"
 #include "gutf8/device.hpp"
+#include "reports.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -115,19 +116,9 @@ nb::tuple device_call(std::string_view op, std::uintptr_t ptr, std::uint64_t n, 
     s = gutf8::device::to_summary(r.summary, unit);
     if (s.first_error) length = unit_length(in, n, s.first_error->offset, unit);
   }
-  nb::dict d;
-  d["bytes"] = s.bytes;
-  d["errors"] = s.errors;
-  d["offset"] = nb::none();
-  if (s.first_error) {
-    d["offset"] = s.first_error->offset;
-    d["line"] = s.first_error->line;
-    d["column"] = s.first_error->column;
-    d["kind"] = s.first_error->kind;
-    d["reason"] = std::string(gutf8::describe(s.first_error->kind));
-    d["length"] = length;
-  }
-  if (!r.out) return nb::make_tuple(nb::none(), d);
+  gutf8_py::summary report = summary_of(s);
+  if (report.first) report.first->length = length;
+  if (!r.out) return nb::make_tuple(nb::none(), report);
   const bool wide = op == "decode";
   const std::size_t count = r.summary.written;
   void* data = r.out.get();
@@ -135,7 +126,7 @@ nb::tuple device_call(std::string_view op, std::uintptr_t ptr, std::uint64_t n, 
   (void)r.out.release();
   const nb::dlpack::dtype dtype = wide ? nb::dtype<std::uint32_t>() : nb::dtype<std::uint8_t>();
   nb::ndarray<nb::device::cuda> out(data, {count}, owner, {}, dtype, nb::device::cuda::value, device);
-  return nb::make_tuple(out, d);
+  return nb::make_tuple(out, report);
 }
 
 // (pointer, bytes, device) of a C-contiguous DLPack tensor in CUDA memory.

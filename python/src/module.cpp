@@ -1,6 +1,6 @@
 // gutf8._gutf8: the nanobind layer between Python and the gutf8 library. It only converts
-// arguments and results (buffers in, numpy arrays / bytes / dicts out) and releases the GIL
-// around library calls; python/gutf8/__init__.py turns reports into exceptions.
+// arguments and results (buffers in; numpy arrays, bytes and the typed reports of reports.hpp out)
+// and releases the GIL around library calls; python/gutf8/__init__.py turns reports into exceptions.
 #include <Python.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -21,9 +21,10 @@
 
 #include "columns.hpp"
 #include "file_runner.hpp"
+#include "reports.hpp"
 #include "gutf8/codec.hpp"
-#include "utf8/utf8_rules.hpp"
 #include "gutf8/error.hpp"
+#include "utf8/utf8_rules.hpp"
 #include "gutf8/engine.hpp"
 #include "gutf8/stream.hpp"
 
@@ -109,42 +110,10 @@ gutf8::backend parse_backend(std::string_view name) {
   throw nb::value_error("backend must be 'auto', 'cpu' or 'cuda'");
 }
 
+// device < 0 (Python's device=None): no GPU named, so a one-shot call takes the first usable GPU,
+// which CUDA numbers 0 (gutf8::all_devices).
 gutf8::options make_options(std::string_view backend, unsigned threads, int device) {
-  return {.backend = parse_backend(backend), .threads = threads, .device = device};
-}
-
-// The report the Python layer reads: counts, and the first error with the length of its unit
-// (UnicodeDecodeError.end) taken from the input when it is at hand.
-nb::dict to_dict(const gutf8::summary& s, std::span<const std::byte> input = {}, unsigned unit = 1) {
-  nb::dict d;
-  d["bytes"] = s.bytes;
-  d["errors"] = s.errors;
-  if (s.first_error) {
-    const auto& e = *s.first_error;
-    d["offset"] = e.offset;
-    d["line"] = e.line;
-    d["column"] = e.column;
-    d["kind"] = e.kind;
-    d["reason"] = std::string(gutf8::describe(e.kind));
-    std::uint64_t length = unit;
-    if (unit == 1 && e.offset < input.size())
-      length = gutf8::detail::error_unit_length(reinterpret_cast<const std::uint8_t*>(input.data()) + e.offset,
-                                                input.size() - e.offset);
-    else if (unit != 1 && e.offset + unit > input.size() && e.offset < input.size())
-      length = input.size() - e.offset;  // the ragged tail of UTF-32 input
-    d["length"] = length;
-  } else {
-    d["offset"] = nb::none();
-  }
-  return d;
-}
-
-nb::dict stats_dict(const gutf8::text_stats& t, std::span<const std::byte> input = {}) {
-  nb::dict d = to_dict(t.input, input);
-  d["code_points"] = t.code_points;
-  d["lines"] = t.lines;
-  d["by_length"] = nb::make_tuple(t.by_length[0], t.by_length[1], t.by_length[2], t.by_length[3]);
-  return d;
+  return {.backend = parse_backend(backend), .threads = threads, .device = device < 0 ? 0 : device};
 }
 
 gutf8::error_policy parse_policy(std::string_view errors) {
@@ -154,7 +123,7 @@ gutf8::error_policy parse_policy(std::string_view errors) {
   throw nb::value_error("errors must be 'strict', 'replace' or 'drop' ('ignore' is an alias of 'drop')");
 }
 
-nb::dict py_validate(nb::handle data, std::string_view backend, unsigned threads, int device) {
+gutf8_py::summary py_validate(nb::handle data, std::string_view backend, unsigned threads, int device) {
   const input_buffer in(data);
   const auto opt = make_options(backend, threads, device);
   gutf8::summary s;
@@ -162,10 +131,10 @@ nb::dict py_validate(nb::handle data, std::string_view backend, unsigned threads
     nb::gil_scoped_release unlocked;
     s = gutf8::validate(in.bytes(), opt);
   }
-  return to_dict(s, in.bytes());
+  return gutf8_py::summary_of(s, in.bytes());
 }
 
-nb::dict py_stats(nb::handle data, std::string_view backend, unsigned threads, int device) {
+gutf8_py::text_stats py_stats(nb::handle data, std::string_view backend, unsigned threads, int device) {
   const input_buffer in(data);
   const auto opt = make_options(backend, threads, device);
   gutf8::text_stats t;
@@ -173,7 +142,7 @@ nb::dict py_stats(nb::handle data, std::string_view backend, unsigned threads, i
     nb::gil_scoped_release unlocked;
     t = gutf8::stats(in.bytes(), opt);
   }
-  return stats_dict(t, in.bytes());
+  return gutf8_py::stats_of(t, in.bytes());
 }
 
 nb::tuple py_decode(nb::handle data, std::string_view errors, std::string_view backend, unsigned threads,
@@ -188,7 +157,7 @@ nb::tuple py_decode(nb::handle data, std::string_view errors, std::string_view b
     nb::gil_scoped_release unlocked;
     r = gutf8::decode(in.bytes(), {static_cast<char32_t*>(out.get()), capacity}, policy, opt);
   }
-  return nb::make_tuple(to_array(std::move(out), r.written), to_dict(r.input, in.bytes()));
+  return nb::make_tuple(to_array(std::move(out), r.written), gutf8_py::summary_of(r.input, in.bytes()));
 }
 
 nb::tuple py_repair(nb::handle data, std::string_view errors, std::string_view backend, unsigned threads,
@@ -202,7 +171,7 @@ nb::tuple py_repair(nb::handle data, std::string_view errors, std::string_view b
     nb::gil_scoped_release unlocked;
     r = gutf8::sanitize(in.bytes(), out.span(), policy, opt);
   }
-  return nb::make_tuple(out.finish(r.written), to_dict(r.input, in.bytes()));
+  return nb::make_tuple(out.finish(r.written), gutf8_py::summary_of(r.input, in.bytes()));
 }
 
 nb::tuple py_encode(nb::handle data, std::string_view errors, std::string_view backend, unsigned threads,
@@ -216,7 +185,7 @@ nb::tuple py_encode(nb::handle data, std::string_view errors, std::string_view b
     nb::gil_scoped_release unlocked;
     r = gutf8::encode(in.bytes(), out.span(), policy, opt);
   }
-  return nb::make_tuple(out.finish(r.written), to_dict(r.input, in.bytes(), 4));
+  return nb::make_tuple(out.finish(r.written), gutf8_py::summary_of(r.input, in.bytes(), 4));
 }
 
 // Calls the Python progress callback (if any) with the GIL; what it raises ends the run. It holds
@@ -258,35 +227,24 @@ gutf8::run_config run_config(gutf8::operation op, std::string_view errors, std::
 }
 
 // A file's report, with the bytes of its first error unit read back (from the text, for a
-// compressed file) for the exception; an unreadable file's "error" (its message) and "errno".
-nb::dict file_dict(const std::string& path, const gutf8_py::file_outcome& o, double seconds) {
-  if (o.failure) {
-    nb::dict d;
-    d["bytes"] = 0;
-    d["errors"] = 0;
-    d["error"] = nb::steal(PyUnicode_DecodeFSDefault(o.failure->what()));
-    d["errno"] = o.failure->errno_value();
-    return d;
-  }
-  const gutf8::input_report& r = o.report;
-  nb::dict d = to_dict(r.stats.input);
-  d["stopped"] = r.stopped;
-  d["seconds"] = seconds;
-  if (r.stats.input.first_error) {
+// compressed file) for the exception; an unreadable file's failure (its message).
+gutf8_py::summary file_summary(const std::string& path, const gutf8_py::file_outcome& o, double seconds) {
+  if (o.failure) return {.failure = std::string(o.failure->what())};
+  gutf8_py::summary s = gutf8_py::summary_of(o.report.stats.input);
+  s.seconds = seconds;
+  if (s.first) {
     // The offset counts in the file's text: a compressed file is decompressed up to it.
     std::vector<std::byte> window;
     try {
-      window = gutf8::text_at(gutf8::input::file(path), r.stats.input.first_error->offset, 4);
+      window = gutf8::text_at(gutf8::input::file(path), s.first->offset, 4);
     } catch (const gutf8::error&) {  // the file changed or vanished since: the unit's first byte
     }
-    const std::size_t length =
-        window.empty() ? 1u
-                       : gutf8::detail::error_unit_length(reinterpret_cast<const std::uint8_t*>(window.data()),
-                                                           window.size());
-    d["length"] = length;
-    d["unit"] = nb::bytes(window.data(), std::min(length, window.size()));  // the DecodeError's object
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(window.data());
+    if (!window.empty()) s.first->length = gutf8::detail::error_unit_length(bytes, window.size());
+    s.first->unit.assign(reinterpret_cast<const char*>(bytes),
+                         std::min<std::size_t>(s.first->length, window.size()));  // the DecodeError's object
   }
-  return d;
+  return s;
 }
 
 // A path as the Python layer passes it: os.fsencode's bytes, so that any name the system allows
@@ -307,19 +265,20 @@ gutf8_py::file_outcome run_one(const std::string& path, const gutf8::run_config&
   return std::move(out.front());
 }
 
-nb::dict py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
-                          nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
+gutf8_py::summary py_validate_file(const nb::bytes& path_bytes, std::string_view backend, unsigned threads, int device,
+                                   nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
+                                   std::string_view read) {
   const std::string path = path_of(path_bytes);
   const auto config = run_config(gutf8::operation::validate, "replace", backend, threads, device, read, std::move(lanes));
   double seconds = 0;
   const gutf8_py::file_outcome o = run_one(path, config, {}, progress, seconds);
-  return file_dict(path, o, seconds);
+  return file_summary(path, o, seconds);
 }
 
 // Many files in one run of the engine: one report a path, in order (an unreadable one says why).
-nb::list py_validate_files(const std::vector<nb::bytes>& path_bytes, std::string_view backend, unsigned threads,
-                           int device, nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
-                           std::string_view read) {
+std::vector<gutf8_py::summary> py_validate_files(const std::vector<nb::bytes>& path_bytes, std::string_view backend,
+                                                 unsigned threads, int device, nb::handle progress,
+                                                 std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
   std::vector<std::string> paths;
   paths.reserve(path_bytes.size());
   for (const nb::bytes& p : path_bytes) paths.push_back(path_of(p));
@@ -331,8 +290,9 @@ nb::list py_validate_files(const std::vector<nb::bytes>& path_bytes, std::string
     nb::gil_scoped_release unlocked;
     out = gutf8_py::run_files(paths, config, {}, report_progress, &seconds);
   }
-  nb::list reports;
-  for (std::size_t i = 0; i < paths.size(); ++i) reports.append(file_dict(paths[i], out[i], seconds));
+  std::vector<gutf8_py::summary> reports;
+  reports.reserve(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) reports.push_back(file_summary(paths[i], out[i], seconds));
   return reports;
 }
 
@@ -361,15 +321,16 @@ nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, s
   };
   double seconds = 0;
   const gutf8_py::file_outcome o = run_one(path, config, sink, progress, seconds);
-  return nb::make_tuple(to_array(std::move(out), filled / sizeof(char32_t)), file_dict(path, o, seconds));
+  return nb::make_tuple(to_array(std::move(out), filled / sizeof(char32_t)), file_summary(path, o, seconds));
 }
 
 // Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
 // `out_name` ending in .gz, .zst, .xz, .bz2 or .lz4 makes the output that format, as the CLI's -o.
-nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes& out_name, std::string_view errors,
-                        std::string_view backend, unsigned threads, int device, nb::handle progress,
-                        std::shared_ptr<gutf8::gpu_lane_cache> lanes, std::string_view read) {
+gutf8_py::summary py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes& out_name,
+                                 std::string_view errors, std::string_view backend, unsigned threads, int device,
+                                 nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
+                                 std::string_view read) {
   const std::string path = path_of(path_bytes);
   auto config = run_config(gutf8::operation::sanitize, errors, backend, threads, device, read, std::move(lanes));
   config.compress_output.format = gutf8::compression_by_suffix(path_of(out_name));
@@ -377,7 +338,7 @@ nb::dict py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes
   const gutf8_py::file_outcome o = run_one(path, config, [out_fd](std::size_t, std::span<const std::byte> b) {
     write_all(out_fd, b);
   }, progress, seconds);
-  return file_dict(path, o, seconds);
+  return file_summary(path, o, seconds);
 }
 
 // OSError(errno, message) where the library knows the errno, which Python turns into its subclass
@@ -415,17 +376,7 @@ NB_MODULE(_gutf8, m) {
     }
   });
 
-  nb::enum_<gutf8::error_kind>(m, "ErrorKind", "Why a byte (UTF-8) or a value (UTF-32) starts an error unit.")
-      .value("none", gutf8::error_kind::none)
-      .value("stray_continuation", gutf8::error_kind::stray_continuation)
-      .value("invalid_byte", gutf8::error_kind::invalid_byte)
-      .value("overlong", gutf8::error_kind::overlong)
-      .value("surrogate", gutf8::error_kind::surrogate)
-      .value("too_large", gutf8::error_kind::too_large)
-      .value("truncated", gutf8::error_kind::truncated)
-      .value("truncated_at_end", gutf8::error_kind::truncated_at_end)
-      .value("ragged_tail", gutf8::error_kind::ragged_tail);
-
+  gutf8_py::bind_reports(m);
   m.def("validate", &py_validate, "data"_a, "backend"_a, "threads"_a, "device"_a);
   m.def("stats", &py_stats, "data"_a, "backend"_a, "threads"_a, "device"_a);
   m.def("decode", &py_decode, "data"_a, "errors"_a, "backend"_a, "threads"_a, "device"_a);
