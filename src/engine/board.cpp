@@ -49,7 +49,7 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
     back.count -= run.count;
     if (back.count == 0) j.given_back_.erase(j.given_back_.begin());
     j.unfinished_ += run.count;
-    return task{task::kind::run, &j, run};
+    return task{task::kind::run, &j, run, {}};
   }
   if (j.next_ >= j.readable_) return std::nullopt;
   // Chunks were counted in flight when their reader reserved them.
@@ -60,7 +60,28 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
   j.next_ += run.count;
   j.unfinished_ += run.count;
   if (!reserved) take(j, run.count);
-  return task{task::kind::run, &j, run};
+  return task{task::kind::run, &j, run, {}};
+}
+
+// More whole jobs after jobs_[from] for a worker that takes them in batches, while the batch's
+// count, bytes and the pieces' budget allow; jobs it cannot take are left for others.
+void board::gather_batch(task& t, std::size_t from, const worker_traits& w) {
+  job& first = *t.j;
+  if (w.batch_inputs <= 1 || first.shape_ != job_shape::whole || first.bytes_ + 1 > w.batch_bytes) return;
+  t.batch.push_back(&first);
+  std::uint64_t bytes = first.bytes_ + 1;
+  for (std::size_t k = from + 1; k < jobs_.size() && t.batch.size() < w.batch_inputs; ++k) {
+    job& j = *jobs_[k];
+    if (j.closed_ || j.shape_ != job_shape::whole || j.next_ >= j.readable_ || !j.given_back_.empty()) continue;
+    if (!(j.gpu ? w.gpu || w.processes : w.processes)) continue;
+    if (bytes + j.bytes_ + 1 > w.batch_bytes || !within_budget(j, 0, 1)) break;
+    bytes += j.bytes_ + 1;
+    j.next_ += 1;
+    j.unfinished_ += 1;
+    take(j, 1);
+    t.batch.push_back(&j);
+  }
+  if (t.batch.size() == 1) t.batch.clear();
 }
 
 // Nothing of the job can be claimed now: it is closed, being opened, or every piece it has is
@@ -83,9 +104,12 @@ std::optional<task> board::find_work(const worker_traits& w) {
     if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && may_open(j)) {
       j.opening_ = true;
       take(j, 1);
-      return task{task::kind::open, &j, {}};
+      return task{task::kind::open, &j, {}, {}};
     }
-    if (auto t = work_in(j, w)) return t;
+    if (auto t = work_in(j, w)) {
+      gather_batch(*t, k, w);
+      return t;
+    }
   }
   const bool more = first_ + jobs_.size() < inputs_;
   if (!more || !w.opens || holding_ >= limits_.open_jobs) return std::nullopt;
@@ -94,7 +118,7 @@ std::optional<task> board::find_work(const worker_traits& w) {
   job& j = *jobs_.emplace_back(std::move(fresh));
   j.opening_ = true;
   take(j, 1);
-  return task{task::kind::open, &j, {}};
+  return task{task::kind::open, &j, {}, {}};
 }
 
 bool board::nothing_left(const worker_traits& w) const {
@@ -169,6 +193,7 @@ board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, s
   j.opening_ = false;
   may_claim(j);
   j.shape_ = shape;
+  j.bytes_ = bytes;
   j.readable_ = readable;
   j.complete_ = shape != job_shape::chunks;
   j.holds_fd_ = holds_fd;
