@@ -12,7 +12,7 @@ board::board(std::size_t inputs, const board_limits& limits, std::size_t workers
 void board::notify(const wakes& w) {
   if (w.workers) {
     work_.notify_all();
-    cpu_work_.notify_all();
+    if (w.cpu) cpu_work_.notify_all();
   }
   if (w.committer) results_.notify_all();
 }
@@ -52,8 +52,8 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
     return task{task::kind::run, &j, run, {}};
   }
   if (j.next_ >= j.readable_) return std::nullopt;
-  // Chunks were counted in flight when their reader reserved them.
-  const bool reserved = j.shape_ == job_shape::chunks;
+  // Chunks were counted in flight when their reader reserved them, whole jobs when they were opened.
+  const bool reserved = j.shape_ == job_shape::chunks || j.shape_ == job_shape::whole;
   const std::uint64_t most = j.shape_ == job_shape::pieces ? w.run_pieces : 1;
   const piece_run run{j.next_, std::min(most, j.readable_ - j.next_)};
   if (!reserved && !within_budget(j, run.first, run.count)) return std::nullopt;
@@ -74,11 +74,10 @@ void board::gather_batch(task& t, std::size_t from, const worker_traits& w) {
     job& j = *jobs_[k];
     if (j.closed_ || j.shape_ != job_shape::whole || j.next_ >= j.readable_ || !j.given_back_.empty()) continue;
     if (!(j.gpu ? w.gpu || w.processes : w.processes)) continue;
-    if (bytes + j.bytes_ + 1 > w.batch_bytes || !within_budget(j, 0, 1)) break;
+    if (bytes + j.bytes_ + 1 > w.batch_bytes) break;
     bytes += j.bytes_ + 1;
-    j.next_ += 1;
+    j.next_ += 1;  // in flight since it was opened
     j.unfinished_ += 1;
-    take(j, 1);
     t.batch.push_back(&j);
   }
   if (t.batch.size() == 1) t.batch.clear();
@@ -150,9 +149,12 @@ std::optional<task> board::claim(const worker_traits& w, const std::function<voi
     settle_committer();
     std::condition_variable& cv = w.opens ? cpu_work_ : work_;
     std::size_t& idle = w.opens ? idle_cpu_ : idle_;
+    const std::size_t gpu_taker = w.opens && (w.gpu || w.processes) ? 1 : 0;
     ++idle;
+    idle_cpu_gpu_ += gpu_taker;
     cv.wait(lock);
     --idle;
+    idle_cpu_gpu_ -= gpu_taker;
   }
 }
 
@@ -207,17 +209,22 @@ board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, s
       behind_in_flight_ -= 1;
       ++small_in_flight_;
     }
-  } else {
+  } else if (shape != job_shape::whole) {
     j.in_flight_ -= 1;
     if (!is_front(j)) behind_in_flight_ -= 1;
-  }
+  }  // a whole job left for a GPU lane keeps its slot: the openers stay within the budget
   if (shape == job_shape::chunks) {
     j.reading_ = true;
     settle_committer();  // its reader may wait long for input
   }
   // A whole job's opener publishes its result next: the committer waits for that.
   const bool publishes = shape == job_shape::whole && readable == 0;
-  return {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j) && !publishes};
+  wakes wake{readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j) && !publishes};
+  if (shape == job_shape::whole && readable != 0) {  // for the GPU lanes: CPU workers that open only sleep on
+    wake.workers = idle_ != 0 || idle_cpu_gpu_ != 0;
+    wake.cpu = idle_cpu_gpu_ != 0;
+  }
+  return wake;
 }
 
 void board::open_failed(job& j, std::exception_ptr why) {

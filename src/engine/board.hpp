@@ -216,6 +216,7 @@ class board {
   // Who waits, so that a change wakes only those it concerns: one thread switch a small input costs.
   std::size_t idle_ = 0;          // lanes and readers waiting on work_
   std::size_t idle_cpu_ = 0;      // CPU workers waiting on cpu_work_
+  std::size_t idle_cpu_gpu_ = 0;  // ... of which those that may take a job for the GPU lanes
   bool committer_waits_ = false;  // the committer waits on results_
   // Small inputs' results ready for the waiting committer that it was not woken for: it is woken
   // once a batch is ready or before a worker sleeps, not for each input (a thread switch each).
@@ -223,6 +224,7 @@ class board {
   void settle_committer();
   struct wakes {
     bool workers = false, committer = false;
+    bool cpu = true;  // workers: the CPU workers too, not only the lanes and readers
   };
   void notify(const wakes& w);
   // Under the lock: opened's and publish's changes, and whom they wake.
