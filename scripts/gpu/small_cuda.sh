@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: small_cuda.sh OUT_DIR}
 mkdir -p "$out"
-bin=.device/gutf8
+bin=$PWD/.device/gutf8  # absolute: the CLI tests run in scratch folders
 commit=$(cat .device/COMMIT 2> /dev/null | tr '\n' ' ' || echo unknown)
 reps=${GUTF8_SMALL_REPS:-5}
 
@@ -69,7 +69,7 @@ for count in 2000 20000; do
   isu=$( [[ -n ${times[isutf8]:-} ]] && echo "${times[isutf8]}" | median || echo "-")
   same=no
   cmp -s "$work/out-cpu" "$work/out-cuda" && cmp -s "$work/rc-cpu" "$work/rc-cuda" && same=yes
-  ratio=$(awk -v a="$cuda" -v b="$cpu" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}')
+  ratio=$(awk -v a="$cuda" -v b="$cpu" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
   echo "| $count | $mb | $isu | $cpu | $cuda | $ratio | $same ($(wc -l < "$work/out-cpu") named) |" >> "$table"
   unset times
 done

@@ -64,7 +64,7 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
 }
 
 // More whole jobs after jobs_[from] for a worker that takes them in batches, while the batch's
-// count, bytes and the pieces' budget allow; jobs it cannot take are left for others.
+// count and bytes allow (they are in flight since they were opened); jobs it cannot take are left.
 void board::gather_batch(task& t, std::size_t from, const worker_traits& w) {
   job& first = *t.j;
   if (w.batch_inputs <= 1 || first.shape_ != job_shape::whole || first.bytes_ + 1 > w.batch_bytes) return;

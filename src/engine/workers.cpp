@@ -179,14 +179,10 @@ void open_job(worker& w, const run_context& run, job& j) {
 // A batch of whole jobs: each published (or given back, or failed) as a run of its own would be.
 bool run_batch(worker& w, const run_context& run, const task& t) {
   const piece_run one{0, 1};
+  std::vector<run_result> results;
   try {
-    std::vector<run_result> results = w.process_batch(t.batch);
-    for (std::size_t k = 0; k < t.batch.size(); ++k) {
-      w.pack_output(results[k]);
-      if (run.hooks.before_publish) run.hooks.before_publish(w, *t.batch[k], one);
-      run.work.publish(*t.batch[k], std::move(results[k]));
-    }
-    return true;
+    results = w.process_batch(t.batch);
+    for (run_result& r : results) w.pack_output(r);
   } catch (const run_given_back&) {
     for (job* j : t.batch) run.work.give_back(*j, one);
     if (run.hooks.after) run.hooks.after(w, worker_event::gave_back);
@@ -197,6 +193,11 @@ bool run_batch(worker& w, const run_context& run, const task& t) {
     for (job* j : t.batch) run.work.fail(*j, one, why, fatal);
     return !fatal;
   }
+  for (std::size_t k = 0; k < t.batch.size(); ++k) {
+    if (run.hooks.before_publish) run.hooks.before_publish(w, *t.batch[k], one);
+    run.work.publish(*t.batch[k], std::move(results[k]));
+  }
+  return true;
 }
 
 // Runs one claimed task; false when the worker must stop (a fatal failure, or it gave back).
