@@ -130,6 +130,10 @@ struct run_plan {
   std::uint64_t whole_bytes = 0;   // regular files up to this size are read whole by one worker
   std::uint64_t chunk_bytes = 0;   // stream reads
   std::uint64_t gpu_run_bytes = 0; // what a GPU lane takes of a big file at once
+  // Small inputs a GPU lane validates at once, joined (gpu_only validate; 1: one at a time), and
+  // the most bytes such a batch holds.
+  std::size_t gpu_batch_inputs = 1;
+  std::uint64_t gpu_batch_bytes = 0;
   std::size_t ahead = 0;           // pieces in flight beyond the commit, in all
   std::size_t open_inputs = 0;     // inputs open at once, at most
   read_method read = read_method::copy;

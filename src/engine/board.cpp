@@ -12,7 +12,7 @@ board::board(std::size_t inputs, const board_limits& limits, std::size_t workers
 void board::notify(const wakes& w) {
   if (w.workers) {
     work_.notify_all();
-    cpu_work_.notify_all();
+    if (w.cpu) cpu_work_.notify_all();
   }
   if (w.committer) results_.notify_all();
 }
@@ -49,18 +49,38 @@ std::optional<task> board::work_in(job& j, const worker_traits& w) {
     back.count -= run.count;
     if (back.count == 0) j.given_back_.erase(j.given_back_.begin());
     j.unfinished_ += run.count;
-    return task{task::kind::run, &j, run};
+    return task{task::kind::run, &j, run, {}};
   }
   if (j.next_ >= j.readable_) return std::nullopt;
-  // Chunks were counted in flight when their reader reserved them.
-  const bool reserved = j.shape_ == job_shape::chunks;
+  // Chunks were counted in flight when their reader reserved them, whole jobs when they were opened.
+  const bool reserved = j.shape_ == job_shape::chunks || j.shape_ == job_shape::whole;
   const std::uint64_t most = j.shape_ == job_shape::pieces ? w.run_pieces : 1;
   const piece_run run{j.next_, std::min(most, j.readable_ - j.next_)};
   if (!reserved && !within_budget(j, run.first, run.count)) return std::nullopt;
   j.next_ += run.count;
   j.unfinished_ += run.count;
   if (!reserved) take(j, run.count);
-  return task{task::kind::run, &j, run};
+  return task{task::kind::run, &j, run, {}};
+}
+
+// More whole jobs after jobs_[from] for a worker that takes them in batches, while the batch's
+// count and bytes allow (they are in flight since they were opened); jobs it cannot take are left.
+void board::gather_batch(task& t, std::size_t from, const worker_traits& w) {
+  job& first = *t.j;
+  if (w.batch_inputs <= 1 || first.shape_ != job_shape::whole || first.bytes_ + 1 > w.batch_bytes) return;
+  t.batch.push_back(&first);
+  std::uint64_t bytes = first.bytes_ + 1;
+  for (std::size_t k = from + 1; k < jobs_.size() && t.batch.size() < w.batch_inputs; ++k) {
+    job& j = *jobs_[k];
+    if (j.closed_ || j.shape_ != job_shape::whole || j.next_ >= j.readable_ || !j.given_back_.empty()) continue;
+    if (!(j.gpu ? w.gpu || w.processes : w.processes)) continue;
+    if (bytes + j.bytes_ + 1 > w.batch_bytes) break;
+    bytes += j.bytes_ + 1;
+    j.next_ += 1;  // in flight since it was opened
+    j.unfinished_ += 1;
+    t.batch.push_back(&j);
+  }
+  if (t.batch.size() == 1) t.batch.clear();
 }
 
 // Nothing of the job can be claimed now: it is closed, being opened, or every piece it has is
@@ -83,9 +103,12 @@ std::optional<task> board::find_work(const worker_traits& w) {
     if (j.shape_ == job_shape::unopened && !j.opening_ && !j.closed_ && w.opens && may_open(j)) {
       j.opening_ = true;
       take(j, 1);
-      return task{task::kind::open, &j, {}};
+      return task{task::kind::open, &j, {}, {}};
     }
-    if (auto t = work_in(j, w)) return t;
+    if (auto t = work_in(j, w)) {
+      gather_batch(*t, k, w);
+      return t;
+    }
   }
   const bool more = first_ + jobs_.size() < inputs_;
   if (!more || !w.opens || holding_ >= limits_.open_jobs) return std::nullopt;
@@ -94,7 +117,7 @@ std::optional<task> board::find_work(const worker_traits& w) {
   job& j = *jobs_.emplace_back(std::move(fresh));
   j.opening_ = true;
   take(j, 1);
-  return task{task::kind::open, &j, {}};
+  return task{task::kind::open, &j, {}, {}};
 }
 
 bool board::nothing_left(const worker_traits& w) const {
@@ -126,9 +149,12 @@ std::optional<task> board::claim(const worker_traits& w, const std::function<voi
     settle_committer();
     std::condition_variable& cv = w.opens ? cpu_work_ : work_;
     std::size_t& idle = w.opens ? idle_cpu_ : idle_;
+    const std::size_t gpu_taker = w.opens && (w.gpu || w.processes) ? 1 : 0;
     ++idle;
+    idle_cpu_gpu_ += gpu_taker;
     cv.wait(lock);
     --idle;
+    idle_cpu_gpu_ -= gpu_taker;
   }
 }
 
@@ -169,6 +195,7 @@ board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, s
   j.opening_ = false;
   may_claim(j);
   j.shape_ = shape;
+  j.bytes_ = bytes;
   j.readable_ = readable;
   j.complete_ = shape != job_shape::chunks;
   j.holds_fd_ = holds_fd;
@@ -182,17 +209,22 @@ board::wakes board::mark_opened(job& j, job_shape shape, std::uint64_t pieces, s
       behind_in_flight_ -= 1;
       ++small_in_flight_;
     }
-  } else {
+  } else if (shape != job_shape::whole) {
     j.in_flight_ -= 1;
     if (!is_front(j)) behind_in_flight_ -= 1;
-  }
+  }  // a whole job left for a GPU lane keeps its slot: the openers stay within the budget
   if (shape == job_shape::chunks) {
     j.reading_ = true;
     settle_committer();  // its reader may wait long for input
   }
   // A whole job's opener publishes its result next: the committer waits for that.
   const bool publishes = shape == job_shape::whole && readable == 0;
-  return {readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j) && !publishes};
+  wakes wake{readable != 0 && (idle_ != 0 || idle_cpu_ != 0), committer_waits_ && is_front(j) && !publishes};
+  if (shape == job_shape::whole && readable != 0) {  // for the GPU lanes: CPU workers that open only sleep on
+    wake.workers = idle_ != 0 || idle_cpu_gpu_ != 0;
+    wake.cpu = idle_cpu_gpu_ != 0;
+  }
+  return wake;
 }
 
 void board::open_failed(job& j, std::exception_ptr why) {

@@ -74,6 +74,7 @@ class job {
   bool gpu = false;  // GPU lanes may take its pieces
 
  private:
+  std::uint64_t bytes_ = 0;       // whole: its size
   friend class board;
   job_shape shape_ = job_shape::unopened;
   bool opening_ = false;
@@ -105,12 +106,17 @@ struct worker_traits {
   bool takes_given_back = true;   // not a worker whose outputs are bounded (a GPU lane): a given-back
                                   // run before its own could keep them from ever being committed
   std::uint64_t run_pieces = 1;   // pieces taken at once from a pieces job
+  // Small inputs read whole taken at once (engine/batches.hpp), with a separator byte each; 1: one.
+  std::size_t batch_inputs = 1;
+  std::uint64_t batch_bytes = 0;
 };
 
 struct task {
   enum class kind : std::uint8_t { open, run } what = kind::run;
   job* j = nullptr;
   piece_run run;
+  // A batch of whole jobs claimed at once, j first, in input order (each its one piece); else empty.
+  std::vector<job*> batch;
 };
 
 // What the committer gets next of the front job.
@@ -196,6 +202,7 @@ class board {
   [[nodiscard]] static bool nothing_to_claim(const job& j) noexcept;
   void may_claim(const job& j) noexcept;
   std::optional<task> work_in(job& j, const worker_traits& w);
+  void gather_batch(task& t, std::size_t from, const worker_traits& w);
   void take(job& j, std::uint64_t count);
   [[nodiscard]] bool nothing_left(const worker_traits& w) const;
   void drop_outputs(job& j, std::vector<std::function<void()>>& releases);
@@ -209,6 +216,7 @@ class board {
   // Who waits, so that a change wakes only those it concerns: one thread switch a small input costs.
   std::size_t idle_ = 0;          // lanes and readers waiting on work_
   std::size_t idle_cpu_ = 0;      // CPU workers waiting on cpu_work_
+  std::size_t idle_cpu_gpu_ = 0;  // ... of which those that may take a job for the GPU lanes
   bool committer_waits_ = false;  // the committer waits on results_
   // Small inputs' results ready for the waiting committer that it was not woken for: it is woken
   // once a batch is ready or before a worker sleeps, not for each input (a thread switch each).
@@ -216,6 +224,7 @@ class board {
   void settle_committer();
   struct wakes {
     bool workers = false, committer = false;
+    bool cpu = true;  // workers: the CPU workers too, not only the lanes and readers
   };
   void notify(const wakes& w);
   // Under the lock: opened's and publish's changes, and whom they wake.

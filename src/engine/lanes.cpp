@@ -4,6 +4,7 @@
 
 #include "cpu/cpu_block.hpp"
 #include "codec/gpu_backend.hpp"
+#include "engine/batches.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {
@@ -15,6 +16,15 @@ gpu_lane::gpu_lane(const run_context& run, std::size_t id, const gpu_lane_config
   traits_.gpu = true;
   traits_.takes_given_back = false;  // its outputs are bounded
   traits_.run_pieces = config_.run_pieces;
+  if (run.plan.gpu_only && batch_settles(run.config)) {
+    traits_.batch_inputs = run.plan.gpu_batch_inputs;
+    traits_.batch_bytes = std::min(run.plan.gpu_batch_bytes, window_bytes());
+  }
+}
+
+std::uint64_t gpu_lane::window_bytes() const noexcept {
+  return std::max<std::uint64_t>(config_.run_pieces * run_.plan.piece_bytes, run_.plan.chunk_bytes) + piece_lead +
+         piece_tail + 4;
 }
 
 gpu_lane::~gpu_lane() {
@@ -51,8 +61,7 @@ void gpu_lane::build() {
     config_.device = usable[static_cast<std::size_t>(config_.device)];
   }
   const operation op = run_.config.stream.operation;
-  const std::uint64_t window = std::max<std::uint64_t>(config_.run_pieces * run_.plan.piece_bytes, run_.plan.chunk_bytes) +
-                               piece_lead + piece_tail + 4;
+  const std::uint64_t window = window_bytes();
   const lane_shape shape{config_.device, config_.device_memory_limit, static_cast<std::size_t>(window),
                          output_room(op, window)};
   try {
@@ -84,6 +93,35 @@ run_result gpu_lane::process(job& j, const piece_run& run) {
   try {
     if (config_.before_run) config_.before_run(j, run);
     return process_run(j, run);
+  } catch (...) {
+    failed_run();
+  }
+}
+
+std::vector<run_result> gpu_lane::process_batch(std::span<job* const> jobs) {
+  build();
+  try {
+    const piece_run one{0, 1};
+    if (config_.before_run)
+      for (job* j : jobs) config_.before_run(*j, one);
+    const std::span<std::uint8_t> buffer(lane_.input.get(), lane_.shape.input_bytes);
+    const std::uint64_t before = bytes_;  // process_run counts the inputs that go alone
+    std::vector<run_result> results =
+        settle_batch(*lane_.processor, buffer, jobs, run_.config, [&](job& j) { return process_run(j, one); });
+    bytes_ = before;
+    for (run_result& r : results) {
+      r.gpu = true;
+      bytes_ += r.outcome.result.consumed;
+    }
+    return results;
+  } catch (...) {
+    failed_run();
+  }
+}
+
+void gpu_lane::failed_run() {
+  try {
+    throw;
   } catch (const error& e) {
     keep_ = false;  // an output it took may not have come back
     // The input itself cannot be read: that is no GPU failure, and no other worker would do better.

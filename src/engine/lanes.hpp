@@ -70,6 +70,8 @@ class gpu_lane final : public worker {
   [[nodiscard]] const worker_traits& traits() const noexcept override { return traits_; }
   void start() override;
   run_result process(job& j, const piece_run& run) override;
+  // Small inputs validated together in the page-locked input (engine/batches.hpp).
+  std::vector<run_result> process_batch(std::span<job* const> jobs) override;
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
   [[nodiscard]] double startup_seconds() const noexcept { return startup_seconds_; }
   [[nodiscard]] bool failed() const noexcept { return failed_; }
@@ -79,6 +81,8 @@ class gpu_lane final : public worker {
  private:
   [[noreturn]] void fail(std::exception_ptr why);
   void build();  // the processor and buffers: the cache's, or built here
+  [[nodiscard]] std::uint64_t window_bytes() const noexcept;  // the page-locked input's size
+  [[noreturn]] void failed_run();  // in a catch block: the current exception as a GPU failure or not
   run_result process_run(job& j, const piece_run& run);
 
   worker_traits traits_;

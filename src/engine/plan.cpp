@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "codec/block.hpp"
+#include "engine/batches.hpp"
 #include "engine/compressed.hpp"
 #include "gutf8/engine.hpp"
 #include "gutf8/error.hpp"
@@ -56,6 +57,12 @@ run_plan plan_run(const run_config& config) {
   p.chunk_bytes = config.chunk_bytes;
   p.gpu_run_bytes = internal::output_width(op) == 0 ? std::uint64_t{64} << 20 : std::uint64_t{16} << 20;
   p.pieces = sc.max_listed_errors == 0 && sc.form == text_form::utf32le && !sc.bom;
+  // Under cuda a small input alone costs a launch sequence and a synchronisation: lanes validate
+  // them in batches (engine/batches.hpp), each a few launches' worth of bytes.
+  if (p.gpu_only && internal::batch_settles(config)) {
+    p.gpu_batch_inputs = 64;
+    p.gpu_batch_bytes = std::uint64_t{4} << 20;
+  }
   p.read = config.read;
   p.decompress = config.decompress;
   // UTF-32 input cannot be cut where parts end (its values sit at multiples of 4 of the whole text),
@@ -91,6 +98,8 @@ std::string run_plan::describe() const {
     }
   }
   text += std::to_string(lanes_per_gpu) + " lanes on " + gpus + ", runs of " + mib(gpu_run_bytes);
+  if (gpu_batch_inputs > 1)
+    text += ", small inputs " + std::to_string(gpu_batch_inputs) + " (" + mib(gpu_batch_bytes) + ") at a time";
   return text + (gpu_only ? " (the GPU does all the work)" : " (big files, where the GPU pays)");
 }
 

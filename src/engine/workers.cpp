@@ -159,7 +159,7 @@ void open_job(worker& w, const run_context& run, job& j) {
         run.work.opened_whole(j, std::move(*r), o.whole.size());
       } else {
         j.gpu = true;
-        run.work.opened(j, job_shape::whole, 1, 1, false);
+        run.work.opened(j, job_shape::whole, 1, 1, false, o.whole.size());
       }
       return;
     case job_shape::pieces:
@@ -176,12 +176,37 @@ void open_job(worker& w, const run_context& run, job& j) {
   }
 }
 
+// A batch of whole jobs: each published (or given back, or failed) as a run of its own would be.
+bool run_batch(worker& w, const run_context& run, const task& t) {
+  const piece_run one{0, 1};
+  std::vector<run_result> results;
+  try {
+    results = w.process_batch(t.batch);
+    for (run_result& r : results) w.pack_output(r);
+  } catch (const run_given_back&) {
+    for (job* j : t.batch) run.work.give_back(*j, one);
+    if (run.hooks.after) run.hooks.after(w, worker_event::gave_back);
+    return false;
+  } catch (...) {
+    const std::exception_ptr why = std::current_exception();
+    const bool fatal = !is_input_failure(why);
+    for (job* j : t.batch) run.work.fail(*j, one, why, fatal);
+    return !fatal;
+  }
+  for (std::size_t k = 0; k < t.batch.size(); ++k) {
+    if (run.hooks.before_publish) run.hooks.before_publish(w, *t.batch[k], one);
+    run.work.publish(*t.batch[k], std::move(results[k]));
+  }
+  return true;
+}
+
 // Runs one claimed task; false when the worker must stop (a fatal failure, or it gave back).
 bool run_task(worker& w, const run_context& run, const task& t) {
   if (t.what == task::kind::open) {
     open_job(w, run, *t.j);
     return true;
   }
+  if (!t.batch.empty()) return run_batch(w, run, t);
   try {
     run_result r = w.process(*t.j, t.run);
     w.pack_output(r);
@@ -236,6 +261,13 @@ piece_outcome process_chunk(block_processor& processor, const run_config& config
 // A worker processes the small inputs it opens at once unless the GPU lanes take them all.
 worker::worker(const run_context& run, std::size_t id) : run_(run), id_(id), opener_(!run.plan.gpu_only) {}
 worker::~worker() = default;
+
+std::vector<run_result> worker::process_batch(std::span<job* const> jobs) {
+  std::vector<run_result> results;
+  results.reserve(jobs.size());
+  for (job* j : jobs) results.push_back(process(*j, piece_run{0, 1}));
+  return results;
+}
 
 void worker::pack_output(run_result& r) {
   if (run_.plan.output.format == compression::none || r.output.empty()) return;

@@ -67,6 +67,9 @@ class worker {
   // Processes a run of job j's pieces; throws run_given_back to let the others do it (and stops
   // this worker), gutf8::error(io_failure) when the job's input cannot be read.
   virtual run_result process(job& j, const piece_run& run) = 0;
+  // Whole jobs claimed at once (traits().batch_inputs > 1): one result a job, in order; throws as
+  // process does, for all of them. Unless overridden, each job alone.
+  virtual std::vector<run_result> process_batch(std::span<job* const> jobs);
   // The run's output compressed as the plan says (engine/compressed.hpp), on this worker's thread,
   // before it is published.
   void pack_output(run_result& r);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "gutf8/codec.hpp"
 
 namespace gutf8::cli_test {
 namespace {
@@ -80,6 +81,44 @@ TEST_F(many, EveryCommandEqualsEachInputAlone) {
       EXPECT_TRUE(got.out == want.out) << "outputs differ: " << got.out.size() << " vs " << want.out.size() << " bytes";
       EXPECT_EQ(got.err, want.err);
     }
+}
+
+// Hundreds of small files under --backend=cuda, which the GPU lanes validate in batches: every
+// report, name list and exit status is --backend=cpu's, which is each input's alone. The files mix
+// valid and invalid text, empty files, sequences cut at a file's end whose next file would complete
+// them, a BOM, and big files, more of them than a batch takes. Skips without a usable GPU.
+TEST_F(many, SmallFilesUnderCudaEqualCpu) {
+  if (!cuda_available()) GTEST_SKIP() << "no usable GPU (gutf8::cuda_available() is false)";
+  std::mt19937_64 g(44);
+  std::vector<std::string> names;
+  const auto add = [&](const std::string& text) {
+    names.push_back("f" + std::to_string(names.size()));
+    write(names.back(), text);
+  };
+  for (const char* t : {"\xF0\x9F\x98", "\x80 then text\n", "abc\xE2", "\x82\xAC", "", "\xEF\xBB\xBF" "BOM\n", "\xC3"})
+    add(t);
+  add(text_with_errors((5u << 20) + 3, 0));
+  add(text_with_errors((2u << 20) + 1, 1));
+  for (int k = 0; k < 300; ++k) {
+    std::string t = k % 7 == 0 ? text_with_errors(200 + g() % 20000, k) : "clean " + std::to_string(k) + "\n" + std::string(g() % 20000, 'x');
+    if (k % 23 == 0) t += "\xE2\x82";
+    add(t);
+  }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"validate"}, {"validate", "--json"}, {"validate", "-l"}, {"validate", "-L"}}) {
+    SCOPED_TRACE(args.back());
+    std::vector<std::string> cpu = args, cuda = args;
+    cpu.push_back("--backend=cpu");
+    cuda.push_back("--backend=cuda");
+    cpu.insert(cpu.end(), names.begin(), names.end());
+    cuda.insert(cuda.end(), names.begin(), names.end());
+    const result want = run(cpu);
+    const result got = run(cuda);
+    EXPECT_EQ(want.status, 1);
+    EXPECT_EQ(got.status, want.status) << got.err;
+    EXPECT_EQ(got.err, want.err);
+    EXPECT_TRUE(got.out == want.out) << "outputs differ: " << got.out.size() << " vs " << want.out.size() << " bytes";
+  }
 }
 
 // Ten thousand small files under `ulimit -n 64`: every invalid one named, in order, none lost.

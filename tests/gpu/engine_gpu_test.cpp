@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <thread>
@@ -369,6 +370,61 @@ TEST(EngineGpu, KeptLanesServeLaterRuns) {
   expect_same(*run(f, operation::decode, error_policy::replace, backend::cuda, small_runs(), {}, 0, lanes), *want,
               "no limit after a limit");
   EXPECT_GT(lanes->built(), built) << "a lane of another memory limit served the run";
+}
+
+// Many small files under cuda validate: the lanes settle them in batches (engine/batches.hpp),
+// and every input still gets what the CPU gives it alone: valid, invalid, empty, cut at its end,
+// a continuation byte at its start (its neighbour would complete it), a BOM, big files between
+// them; more inputs than a batch takes; every byte done by the GPU lanes. A fault mid-run ends a
+// cuda run with the fault, the inputs before it reported whole.
+TEST(EngineGpu, SmallFilesInBatchesEqualCpu) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(89);
+  std::vector<bytes> texts;
+  const auto text = [](std::string_view s) { return bytes(s.begin(), s.end()); };
+  for (const char* t : {"\xF0\x9F\x98", "\x80 rest", "abc\xE2", "\x82\xAC", "", "\xEF\xBB\xBF" "BOM", "\xC3"})
+    texts.push_back(text(t));
+  texts.push_back(input_for(g, operation::validate, 0.0, (5u << 20) + 3));
+  texts.push_back(input_for(g, operation::validate, 0.0001, (2u << 20) + 1));
+  const run_plan plan = plan_run(config_of(operation::validate, error_policy::strict, backend::cuda, {}, 0, nullptr));
+  ASSERT_GT(plan.gpu_batch_inputs, 1u);
+  for (std::size_t k = 0; k < 3 * plan.gpu_batch_inputs + 5; ++k) {
+    bytes t = input_for(g, operation::validate, k % 11 == 0 ? 0.01 : 0.0, 200 + g() % 20000);
+    if (k % 17 == 0) t.pop_back();  // may end inside a sequence
+    texts.push_back(std::move(t));
+  }
+  std::shuffle(texts.begin() + 9, texts.end(), g);
+  std::vector<std::unique_ptr<temp_file>> files;
+  std::vector<input> inputs;
+  std::uint64_t total = 0;
+  for (const bytes& t : texts) {
+    files.push_back(std::make_unique<temp_file>(t));
+    inputs.push_back(input::file(files.back()->path()));
+    total += t.size();
+  }
+  const auto config = [](backend b) { return config_of(operation::validate, error_policy::strict, b, {}, 0, nullptr); };
+  const auto want = run_all(inputs, config(backend::cpu), cpu_only());
+  const auto got = run_all(inputs, config(backend::cuda), small_runs());
+  expect_same(*got, *want, "validate, cuda");
+  EXPECT_EQ(got->report.gpu_bytes, total);
+  EXPECT_EQ(got->report.cpu_bytes, 0u);
+
+  setup s = small_runs();
+  s.tuning.lane.before_run = [runs = std::make_shared<std::atomic<int>>(0)](const internal::job&, const piece_run&) {
+    if ((*runs)++ >= 100) throw error(errc::device_failure, "planted GPU fault");
+  };
+  auto faulted = std::make_unique<result>();
+  try {
+    run_plan p = plan_run(config(backend::cuda));
+    p.gpu_run_bytes = s.gpu_run_bytes;
+    s.tuning.plan = p;
+    internal::run_engine(inputs, config(backend::cuda), *faulted, s.tuning);
+    ADD_FAILURE() << "cuda: the planted fault did not end the run";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::device_failure);
+  }
+  for (const auto& [i, one] : faulted->inputs)
+    if (one.report) expect_same(one, want->inputs.at(i), "cuda, before the fault, input " + std::to_string(i));
 }
 
 }  // namespace
