@@ -143,6 +143,49 @@ __device__ __forceinline__ void append_encoded(const encode_view<E>& ev, u32 kee
   }
 }
 
+// One thread's output bytes: its kept elements' UTF-8 lengths (strict: before its first error).
+template <error_policy P, int E>
+__device__ __forceinline__ u32 encoded_length(const encode_view<E>& ev, u32 keep, bool warp_ascii, bool warp_clean) {
+  u32 total = 0;
+  if (warp_ascii) {
+    total = static_cast<u32>(popc(ev.inr));
+  } else if (warp_clean) {
+#pragma unroll
+    for (int j = 0; j < E; ++j) total += utf8_length(ev.v[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < E; ++j)
+      total += ((keep >> j) & 1u) ? out_length<P>(ev.v[j], (ev.err >> j) & 1u) : 0u;
+  }
+  return total;
+}
+
+// One thread's `total` bytes encoded into the warp's staging bytes st at its warp-local offset
+// (none past a stop); the warp's lanes append whole words, which they clear first.
+template <error_policy P, int E>
+__device__ __forceinline__ void stage_encoded(const encode_view<E>& ev, u32 keep, const utf8_form_table& forms,
+                                              bool warp_ascii, bool warp_clean, const tile_scan& s, u32 total, u8* st) {
+  const bool live = !(s.exclusive & stop32);
+  const u32 k = s.exclusive - s.warp_exclusive;
+  if (warp_ascii) {
+    if (live) {
+#pragma unroll
+      for (int j = 0; j < E; ++j) st[k + j] = static_cast<u8>(ev.v[j]);
+    }
+    return;
+  }
+  u32* words = reinterpret_cast<u32*>(st);
+  if (live) words[(k + total) >> 2] = 0;  // the word word_appender ORs
+  __syncwarp();
+  word_appender out(words, k);
+  if (live) {
+    if (warp_clean) append_encoded<P, true>(ev, keep, forms, out);
+    else append_encoded<P, false>(ev, keep, forms, out);
+  }
+  __syncwarp();
+  if (live) out.finish();
+}
+
 // encode_elems elements a thread (policy.cuh).
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(block_threads, encode_fused_min_blocks)
@@ -169,42 +212,14 @@ __global__ void __launch_bounds__(block_threads, encode_fused_min_blocks)
   const u32 keep = ev.inr & (P == error_policy::strict ? below_lowest(ev.err) : ~0u);
   // Clean: every element is in range and valid, so kept, and its length is all there is to know.
   const bool warp_clean = __all_sync(full_mask, ev.err == 0 && ev.inr == encode_view<E>::all);
-  u32 total = 0;
-  if (warp_ascii) {
-    total = static_cast<u32>(popc(ev.inr));
-  } else if (warp_clean) {
-#pragma unroll
-    for (int j = 0; j < E; ++j) total += utf8_length(ev.v[j]);
-  } else {
-#pragma unroll
-    for (int j = 0; j < E; ++j)
-      total += ((keep >> j) & 1u) ? out_length<P>(ev.v[j], (ev.err >> j) & 1u) : 0u;
-  }
+  const u32 total = encoded_length<P>(ev, keep, warp_ascii, warp_clean);
   const tile_scan s = block_scan_flag(stop_flagged<P>(total, ev.err), sh.wt);
   encode_stats(ev, 4 * t_off, sh.ts);
   const u64 agg = publish_tile_aggregate(states, tile, s);
 
   // Stage the bytes at warp-local offsets (before the look-back: its latency overlaps this work).
   u8* st = st_sh[warp];
-  const bool live = !(s.exclusive & stop32);
-  const u32 k = s.exclusive - s.warp_exclusive;
-  if (warp_ascii) {
-    if (live) {
-#pragma unroll
-      for (int j = 0; j < E; ++j) st[k + j] = static_cast<u8>(ev.v[j]);
-    }
-  } else {
-    u32* words = reinterpret_cast<u32*>(st);
-    if (live) words[(k + total) >> 2] = 0;  // the word word_appender ORs
-    __syncwarp();
-    word_appender out(words, k);
-    if (live) {
-      if (warp_clean) append_encoded<P, true>(ev, keep, forms, out);
-      else append_encoded<P, false>(ev, keep, forms, out);
-    }
-    __syncwarp();
-    if (live) out.finish();
-  }
+  stage_encoded<P>(ev, keep, forms, warp_ascii, warp_clean, s, total, st);
   const warp_output w = place_warp_output(lane, s, agg, sh, states, tile, last_tile, acc, 4 * e_base);
   if (w.stopped) return;
 

@@ -232,6 +232,46 @@ GUTF8_HD screen_run screen_run_of(const u8* in, u32 head, u64 counted, u64 seg0,
   return r;
 }
 
+// Segments seg .. r.fast - 1 of a warp's run (in range with their 4-byte halo, below the limit),
+// ring - 1 segments loaded ahead of the one counted. lo: the lane's offset in a segment.
+template <u32 B, class W>
+GUTF8_HD void screen_walk_fast(const W& w, const screen_run& r, screen_walk<B>& s, u32 seg, u32 lo) {
+  using walk = screen_walk<B>;
+  u32 all[B];
+  GUTF8_UNROLL
+  for (u32 b = 0; b < B; ++b) all[b] = ~0u;
+  u32 left = r.fast - seg;  // counted down: the loop keeps no 64-bit bound
+  // 1 where the run's last segment is the loop's. A shuffle's value: the compiler recomputed the
+  // comparison from the run's bounds at every segment rather than keep it in a register.
+  const u32 must_left = w.idx(r.fast == r.segs ? 1u : 0u, 0);
+  const u8* p = r.rin + u64{seg} * walk::segment + lo;  // the lane's bytes of the segment counted
+  u32 rel = seg * walk::segment + lo;
+  u32 xs[walk::ring][B][8];
+  const auto load = [&](const u8* at, u32 (&x)[B][8]) {
+    GUTF8_UNROLL
+    for (u32 b = 0; b < B; ++b) w.load32(at + 32 * b, x[b]);
+  };
+  GUTF8_UNROLL
+  for (u32 k = 0; k + 1 < walk::ring; ++k)
+    if (k < left) load(p + k * walk::segment, xs[k]);
+  // Ring slot k: loads the segment ring - 1 ahead into the slot before it, counts its own.
+  const auto ring_step = [&](auto k) {
+    constexpr u32 slot = decltype(k)::value;
+    if (left >= walk::ring) load(p + (walk::ring - 1) * walk::segment, xs[(slot + walk::ring - 1) % walk::ring]);
+    s.step(w, xs[slot], rel, all, left == must_left, [&] { return w.word(p - 4); },
+           [&] { return w.word(p + walk::span); }, [&](u32(&y)[B][8]) { load(p, y); });
+    p += walk::segment;
+    rel += walk::segment;
+    return --left != 0;
+  };
+  for (;;) {
+    if (!ring_step(std::integral_constant<u32, 0>{})) break;
+    if (!ring_step(std::integral_constant<u32, 1>{})) break;
+    if constexpr (walk::ring > 2)
+      if (!ring_step(std::integral_constant<u32, 2>{})) break;
+  }
+}
+
 // One warp's run; returns the lane's counts. guarded(p): the 4 bytes at position p from the
 // aligned start, those outside the input read as 0.
 template <u32 B, class W, class Guarded>
@@ -240,9 +280,6 @@ GUTF8_HD screen_totals screen_walk_run(const W& w, const screen_run& r, Guarded 
   const u32 lo = w.lane() * walk::span;
   walk s;
   s.begin(w.lane(), r, guarded);
-  u32 all[B];
-  GUTF8_UNROLL
-  for (u32 b = 0; b < B; ++b) all[b] = ~0u;
   auto visit_guarded = [&](u32 seg) {  // the input's start when not aligned, its end
     const u32 rel = seg * walk::segment + lo;
     const u64 pos = r.run + rel;
@@ -265,36 +302,7 @@ GUTF8_HD screen_totals screen_walk_run(const W& w, const screen_run& r, Guarded 
   u32 seg = 0;
   if (r.first_fast) visit_guarded(seg++);
   if (seg < r.fast) {
-    u32 left = r.fast - seg;  // counted down: the loop keeps no 64-bit bound
-    // 1 where the run's last segment is the loop's. A shuffle's value: the compiler recomputed the
-    // comparison from the run's bounds at every segment rather than keep it in a register.
-    const u32 must_left = w.idx(r.fast == r.segs ? 1u : 0u, 0);
-    const u8* p = r.rin + u64{seg} * walk::segment + lo;  // the lane's bytes of the segment counted
-    u32 rel = seg * walk::segment + lo;
-    u32 xs[walk::ring][B][8];
-    const auto load = [&](const u8* at, u32 (&x)[B][8]) {
-      GUTF8_UNROLL
-      for (u32 b = 0; b < B; ++b) w.load32(at + 32 * b, x[b]);
-    };
-    GUTF8_UNROLL
-    for (u32 k = 0; k + 1 < walk::ring; ++k)
-      if (k < left) load(p + k * walk::segment, xs[k]);
-    // Ring slot k: loads the segment ring - 1 ahead into the slot before it, counts its own.
-    const auto ring_step = [&](auto k) {
-      constexpr u32 slot = decltype(k)::value;
-      if (left >= walk::ring) load(p + (walk::ring - 1) * walk::segment, xs[(slot + walk::ring - 1) % walk::ring]);
-      s.step(w, xs[slot], rel, all, left == must_left, [&] { return w.word(p - 4); },
-             [&] { return w.word(p + walk::span); }, [&](u32(&y)[B][8]) { load(p, y); });
-      p += walk::segment;
-      rel += walk::segment;
-      return --left != 0;
-    };
-    for (;;) {
-      if (!ring_step(std::integral_constant<u32, 0>{})) break;
-      if (!ring_step(std::integral_constant<u32, 1>{})) break;
-      if constexpr (walk::ring > 2)
-        if (!ring_step(std::integral_constant<u32, 2>{})) break;
-    }
+    screen_walk_fast<B>(w, r, s, seg, lo);
     seg = r.fast;
   }
   for (; seg < r.segs; ++seg) visit_guarded(seg);  // the end of the input

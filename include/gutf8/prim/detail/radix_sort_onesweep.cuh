@@ -252,6 +252,16 @@ struct onesweep_tile {
     __device__ __forceinline__ unsigned operator()(unsigned a, unsigned b) const { return a + b; }
   };
 
+  // A thread's place in its tile; Full: the tile is whole (no bounds checks).
+  template <bool Full>
+  struct place {
+    unsigned tid, lane, warp_base, valid;
+    __device__ __forceinline__ bool in_tile(int i) const { return Full || warp_base + i * warp_threads + lane < valid; }
+  };
+  __device__ __forceinline__ static unsigned pos_of(const unsigned (&pos2)[Items / 2], int i) {
+    return (pos2[i / 2] >> (16 * (i % 2))) & 0xffffu;
+  }
+
   template <class Offsets>
   __device__ __forceinline__ static void run(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out,
                                              std::size_t n, int shift, unsigned mask, Offsets& offsets,
@@ -264,41 +274,27 @@ struct onesweep_tile {
                   mask, offsets, smem);
   }
 
-  template <bool Full, class Offsets>
-  __device__ __forceinline__ static void body(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out,
-                                              std::size_t tile_base, unsigned valid, int shift, unsigned mask,
-                                              Offsets& offsets, unsigned char* smem) {
-    auto* hist = reinterpret_cast<unsigned*>(smem);  // [warps][bins] counters, then offsets
-    auto* skeys = reinterpret_cast<K*>(smem);
-    auto* global_base = reinterpret_cast<unsigned*>(smem + region + value_region);
-    auto& scan_storage = *reinterpret_cast<typename scan_t::storage*>(global_base + bins);
-
-    const unsigned tid = threadIdx.x;
-    const unsigned lane = lane_id();
-    const unsigned warp = warp_id();
-    const unsigned warp_base = warp * warp_threads * Items;
-    auto in_tile = [&](int i) { return Full || warp_base + i * warp_threads + lane < valid; };
-
-    K key[Items];
-    {
-      const K* src = keys_in + tile_base + warp_base + lane;
+  // The lane's keys, warp-striped (src: its first), then the per-warp counters cleared.
+  template <bool Full>
+  __device__ __forceinline__ static void load_keys(place<Full> at, const K* src, unsigned* hist,
+                                                   K (&key)[Items]) {
 #pragma unroll
-      for (int i = 0; i < Items; ++i) key[i] = in_tile(i) ? src[i * warp_threads] : K(0);
-    }
-    {
-      auto* h4 = reinterpret_cast<uint4*>(hist);
-      for (unsigned i = tid; i < warps * bins / 4; i += Threads) h4[i] = make_uint4(0, 0, 0, 0);
-    }
+    for (int i = 0; i < Items; ++i) key[i] = at.in_tile(i) ? src[i * warp_threads] : K(0);
+    auto* h4 = reinterpret_cast<uint4*>(hist);
+    for (unsigned i = at.tid; i < warps * bins / 4; i += Threads) h4[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
+  }
 
-    // --- ranking: warp multi-split + one predicated shared atomic per digit group ---
-    unsigned* my_hist = hist + warp * bins;
+  // Warp multi-split: each key's rank among the warp's keys of its digit, counted in the warp's
+  // counters my_hist by one predicated shared atomic per digit group.
+  template <bool Full>
+  __device__ __forceinline__ static void rank_keys(place<Full> at, const K (&key)[Items], unsigned* my_hist,
+                                                   int shift, unsigned mask, unsigned (&pos2)[Items / 2]) {
     const unsigned lt = lanemask_lt();
-    unsigned pos2[Items / 2] = {};
     unsigned okb = full_warp_mask;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const bool ok = in_tile(i);
+      const bool ok = at.in_tile(i);
       const unsigned d = ok ? radix_digit(key[i], shift, mask) : 0u;
       unsigned peers = ballot_peers8(d);
       if constexpr (!Full) {
@@ -310,69 +306,109 @@ struct onesweep_tile {
       const unsigned rank = __shfl_sync(full_warp_mask, old, __ffs(static_cast<int>(peers)) - 1) + below;
       pos2[i / 2] |= rank << (16 * (i % 2));
     }
-    __syncthreads();
+  }
 
-    // --- digit counts -> per-warp offsets folded with the tile's digit starts ---
-    unsigned count = 0, start = 0;
-    {
-      unsigned c[warps];
-      if (tid < bins) {
+  // Threads < bins: the tile's count of digit tid (published, and returned in count), and the
+  // per-warp counters turned into each warp's first tile position for that digit. Returns the
+  // digit's start in the tile.
+  template <class Offsets>
+  __device__ __forceinline__ static unsigned digit_starts(unsigned tid, unsigned* hist,
+                                                          typename scan_t::storage& scan_storage, Offsets& offsets,
+                                                          unsigned& count) {
+    unsigned c[warps];
+    if (tid < bins) {
 #pragma unroll
-        for (int w = 0; w < warps; ++w) {
-          c[w] = hist[w * bins + tid];
-          count += c[w];
-        }
-        offsets.publish(tid, count);
+      for (int w = 0; w < warps; ++w) {
+        c[w] = hist[w * bins + tid];
+        count += c[w];
       }
-      unsigned total;
-      start = scan_t(scan_storage).exclusive(tid < bins ? count : 0u, 0u, plus_u32{}, total);
-      if (tid < bins) {
-        unsigned run = start;
+      offsets.publish(tid, count);
+    }
+    unsigned total;
+    const unsigned start = scan_t(scan_storage).exclusive(tid < bins ? count : 0u, 0u, plus_u32{}, total);
+    if (tid < bins) {
+      unsigned run = start;
 #pragma unroll
-        for (int w = 0; w < warps; ++w) {
-          hist[w * bins + tid] = run;
-          run += c[w];
-        }
+      for (int w = 0; w < warps; ++w) {
+        hist[w * bins + tid] = run;
+        run += c[w];
       }
     }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < Items; ++i)
-      if (in_tile(i)) pos2[i / 2] += my_hist[radix_digit(key[i], shift, mask)] << (16 * (i % 2));
-    __syncthreads();  // counters are dead from here on: the region now holds keys
+    return start;
+  }
 
+  // Keys (and values) to their tile positions in shared memory; between them, threads < bins look
+  // back for their digit's global offset, overlapping the values' loads, issued before it.
+  template <bool Full, class Offsets>
+  __device__ __forceinline__ static void scatter(place<Full> at, const K (&key)[Items],
+                                                 const unsigned (&pos2)[Items / 2], const V* vals_in,
+                                                 std::size_t tile_base, unsigned char* smem, Offsets& offsets, unsigned count,
+                                                 unsigned start, V (&val)[HasValues ? Items : 1]) {
+    auto* skeys = reinterpret_cast<K*>(smem);
+    auto* global_base = reinterpret_cast<unsigned*>(smem + region + value_region);
 #pragma unroll
     for (int i = 0; i < Items; ++i)
-      if (in_tile(i)) skeys[(pos2[i / 2] >> (16 * (i % 2))) & 0xffffu] = key[i];
-    // values (keys are dead in registers now): loads issued before the look-back so that their
-    // latency overlaps it; staged into their own shared region before the one barrier
-    [[maybe_unused]] V val[HasValues ? Items : 1];
+      if (at.in_tile(i)) skeys[pos_of(pos2, i)] = key[i];
     if constexpr (HasValues) {
-      const V* src = vals_in + tile_base + warp_base + lane;
+      const V* src = vals_in + tile_base + at.warp_base + at.lane;
 #pragma unroll
       for (int i = 0; i < Items; ++i)
-        if (in_tile(i)) val[i] = src[i * warp_threads];
+        if (at.in_tile(i)) val[i] = src[i * warp_threads];
     }
-    if (tid < bins) global_base[tid] = offsets.offset(tid, count) - start;
+    if (at.tid < bins) global_base[at.tid] = offsets.offset(at.tid, count) - start;
     if constexpr (HasValues) {
       auto* svals = reinterpret_cast<V*>(smem + region);
 #pragma unroll
       for (int i = 0; i < Items; ++i)
-        if (in_tile(i)) svals[(pos2[i / 2] >> (16 * (i % 2))) & 0xffffu] = val[i];
+        if (at.in_tile(i)) svals[pos_of(pos2, i)] = val[i];
     }
-    __syncthreads();
+  }
 
-    // --- write keys (and values): runs of equal digits are contiguous in shared AND global memory ---
+  // Runs of equal digits are contiguous in shared AND global memory: item j of the tile goes to
+  // its digit's global offset + j.
+  template <bool Full>
+  __device__ __forceinline__ static void write_out(place<Full> at, K* keys_out, V* vals_out,
+                                                   const unsigned char* smem, int shift, unsigned mask) {
+    const auto* skeys = reinterpret_cast<const K*>(smem);
+    const auto* global_base = reinterpret_cast<const unsigned*>(smem + region + value_region);
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const unsigned j = i * Threads + tid;
-      if (Full || j < valid) {
+      const unsigned j = i * Threads + at.tid;
+      if (Full || j < at.valid) {
         const K k = skeys[j];
         const unsigned g = global_base[radix_digit(k, shift, mask)] + j;
         keys_out[g] = k;
         if constexpr (HasValues) vals_out[g] = reinterpret_cast<const V*>(smem + region)[j];
       }
     }
+  }
+
+  template <bool Full, class Offsets>
+  __device__ __forceinline__ static void body(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out,
+                                              std::size_t tile_base, unsigned valid, int shift, unsigned mask,
+                                              Offsets& offsets, unsigned char* smem) {
+    auto* hist = reinterpret_cast<unsigned*>(smem);  // [warps][bins] counters, then offsets
+    auto& scan_storage = *reinterpret_cast<typename scan_t::storage*>(smem + region + value_region +
+                                                                      bins * sizeof(unsigned));
+    const unsigned warp = warp_id();
+    const place<Full> at{threadIdx.x, lane_id(), warp * warp_threads * Items, valid};
+    K key[Items];
+    load_keys(at, keys_in + tile_base + at.warp_base + at.lane, hist, key);
+    unsigned* my_hist = hist + warp * bins;
+    unsigned pos2[Items / 2] = {};
+    rank_keys(at, key, my_hist, shift, mask, pos2);
+    __syncthreads();
+    unsigned count = 0;
+    const unsigned start = digit_starts(at.tid, hist, scan_storage, offsets, count);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (at.in_tile(i)) pos2[i / 2] += my_hist[radix_digit(key[i], shift, mask)] << (16 * (i % 2));
+    __syncthreads();  // counters are dead from here on: the region now holds keys
+    [[maybe_unused]] V val[HasValues ? Items : 1];  // values on their way to shared memory
+    scatter(at, key, pos2, vals_in, tile_base, smem, offsets, count, start, val);
+    __syncthreads();
+    write_out(at, keys_out, vals_out, smem, shift, mask);
   }
 };
 
@@ -388,6 +424,46 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
   onesweep_offsets<P::lookback_window> off{status, bin_start, epoch, blockIdx.x};
   onesweep_tile_t<K, V, HasValues, P>::run(
       keys_in, keys_out, vals_in, vals_out, n, shift, mask, off, onesweep_smem);
+}
+
+// Steps 1-2 of the sort: the histograms of all `passes` digits in one read of the keys, then each
+// turned into its digits' global starts (hist: passes x 256 counters, cleared).
+template <class K, class P>
+cudaError_t onesweep_histograms(const K* keys_in, std::size_t n, unsigned* hist, int begin_bit, int end_bit,
+                                int passes, cudaStream_t stream) {
+  int device = 0, sms = 0;
+  GUTF8_PRIM_TRY(cudaGetDevice(&device));
+  GUTF8_PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::size_t hist_chunk = static_cast<std::size_t>(P::hist_threads) * P::hist_items;
+  if (passes <= 4) {
+    const int last_bits = end_bit - (begin_bit + 8 * (passes - 1));
+    const unsigned last_mask = (1u << last_bits) - 1u;
+    const bool vec_ok = is_aligned(keys_in, 16);
+    const std::size_t smem = static_cast<std::size_t>(passes) * 128 * 32 * sizeof(unsigned);
+    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(
+        ceil_div(n, onesweep_hist_block_keys),
+        std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * (4 / passes + 2))));
+    auto launch = [&](auto kernel) {
+      GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, smem));
+      kernel<<<blocks, P::hist_threads, smem, stream>>>(keys_in, n, hist, begin_bit, last_mask, vec_ok);
+      return cudaGetLastError();
+    };
+    switch (passes) {
+      case 1: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 1>)); break;
+      case 2: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 2>)); break;
+      case 3: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 3>)); break;
+      default: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 4>)); break;
+    }
+  } else {
+    const auto hist_blocks = static_cast<unsigned>(std::max<std::size_t>(
+        1, std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * 4)));
+    onesweep_histogram_kernel<K, P::hist_threads><<<hist_blocks, P::hist_threads, 0, stream>>>(
+        keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
+    GUTF8_PRIM_LAUNCHED();
+  }
+  onesweep_bin_scan_kernel<<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
+  GUTF8_PRIM_LAUNCHED();
+  return cudaSuccess;
 }
 
 template <class K, class V, bool HasValues, class P = onesweep_policy<K>>
@@ -408,38 +484,7 @@ cudaError_t onesweep_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_i
         GUTF8_PRIM_TRY(cudaMemsetAsync(scratch[0], 0, scratch_bytes[0], stream));
 
         // 1-2: all digit histograms in one read, then their exclusive scans
-        int device = 0, sms = 0;
-        GUTF8_PRIM_TRY(cudaGetDevice(&device));
-        GUTF8_PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        const std::size_t hist_chunk = static_cast<std::size_t>(P::hist_threads) * P::hist_items;
-        const auto hist_blocks = static_cast<unsigned>(std::max<std::size_t>(
-            1, std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * 4)));
-        if (passes <= 4) {
-          const int last_bits = end_bit - (begin_bit + 8 * (passes - 1));
-          const unsigned last_mask = (1u << last_bits) - 1u;
-          const bool vec_ok = is_aligned(keys_in, 16);
-          const std::size_t smem = static_cast<std::size_t>(passes) * 128 * 32 * sizeof(unsigned);
-          const auto blocks = static_cast<unsigned>(std::max<std::size_t>(
-              ceil_div(n, onesweep_hist_block_keys),
-              std::min<std::size_t>(ceil_div(n, hist_chunk), static_cast<std::size_t>(sms) * (4 / passes + 2))));
-          auto launch = [&](auto kernel) {
-            GUTF8_PRIM_TRY(allow_dynamic_smem(kernel, smem));
-            kernel<<<blocks, P::hist_threads, smem, stream>>>(keys_in, n, hist, begin_bit, last_mask, vec_ok);
-            return cudaGetLastError();
-          };
-          switch (passes) {
-            case 1: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 1>)); break;
-            case 2: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 2>)); break;
-            case 3: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 3>)); break;
-            default: GUTF8_PRIM_TRY(launch(onesweep_histogram_lanes_kernel<K, P::hist_threads, 4>)); break;
-          }
-        } else {
-          onesweep_histogram_kernel<K, P::hist_threads><<<hist_blocks, P::hist_threads, 0, stream>>>(
-              keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
-          GUTF8_PRIM_LAUNCHED();
-        }
-        onesweep_bin_scan_kernel<<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
-        GUTF8_PRIM_LAUNCHED();
+        GUTF8_PRIM_TRY((onesweep_histograms<K, P>(keys_in, n, hist, begin_bit, end_bit, passes, stream)));
 
         // 3: one look-back pass per digit
         GUTF8_PRIM_TRY(b.prepare(n, stream));

@@ -56,6 +56,16 @@ struct radix_tile {
   static constexpr std::size_t smem_bytes = region + value_region + 2 * bins * sizeof(unsigned) +
                                             align_up(sizeof(typename scan_t::storage), 16);
 
+  // A thread's place in its tile: item i of the lane is tile element warp_base + i * 32 + lane.
+  struct place {
+    unsigned tid, lane, warp_base, valid;
+    __device__ __forceinline__ unsigned item(int i) const { return warp_base + i * warp_threads + lane; }
+  };
+  // tile positions (< 65536), two per register to leave room for the keys
+  __device__ __forceinline__ static unsigned pos_of(const unsigned (&pos2)[Items / 2], int i) {
+    return (pos2[i / 2] >> (16 * (i % 2))) & 0xffffu;
+  }
+
   template <class Offsets>
   __device__ __forceinline__ static void run(const K* keys_in, K* keys_out, const V* vals_in,
                                              V* vals_out, std::size_t n, int shift, unsigned mask,
@@ -72,39 +82,66 @@ struct radix_tile {
     const std::size_t tile_base = static_cast<std::size_t>(blockIdx.x) * tile;
     const unsigned valid =
         n - tile_base < static_cast<std::size_t>(tile) ? static_cast<unsigned>(n - tile_base) : tile;
-    const unsigned warp_base = warp * warp_threads * Items;
+    const place at{tid, lane, warp * warp_threads * Items, valid};
 
     K key[Items];
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const unsigned li = warp_base + i * warp_threads + lane;
-      key[i] = li < valid ? keys_in[tile_base + li] : K(0);
-    }
+    for (int i = 0; i < Items; ++i) key[i] = at.item(i) < valid ? keys_in[tile_base + at.item(i)] : K(0);
     for (unsigned i = tid; i < warps * bins; i += Threads) hist[i] = 0;
     __syncthreads();
-
-    // --- warp-level match ranking ---
     unsigned* my_hist = hist + warp * bins;
-    const unsigned lt_mask = (1u << lane) - 1u;
-    // tile positions (< 65536), two per register to leave room for the keys
     unsigned pos2[Items / 2] = {};
-    auto pos_get = [&](int i) { return (pos2[i / 2] >> (16 * (i % 2))) & 0xffffu; };
+    rank_keys(at, key, my_hist, shift, mask, pos2);
+    __syncthreads();
+    unsigned count = 0;
+    const unsigned start = digit_starts(tid, hist, scan_storage, offsets, count);
+    if (tid < bins) local_start[tid] = start;
+    __syncthreads();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const unsigned li = warp_base + i * warp_threads + lane;
-      const bool ok = li < valid;
+      if (at.item(i) < valid) {
+        const unsigned d = radix_digit(key[i], shift, mask);
+        pos2[i / 2] += (local_start[d] + my_hist[d]) << (16 * (i % 2));
+      }
+    }
+    __syncthreads();  // counters are dead from here on: the region now holds keys
+
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (at.item(i) < valid) skeys[pos_of(pos2, i)] = key[i];
+    if (tid < bins) global_base[tid] = offsets.offset(tid, count) - start;
+    __syncthreads();
+    write_keys(at, skeys, global_base, keys_out, shift, mask);
+    if constexpr (HasValues)
+      write_values(at, pos2, vals_in, tile_base, vals_out, reinterpret_cast<V*>(smem + region), skeys, global_base,
+                   shift, mask);
+  }
+
+  // Warp-level match ranking: for each item the lanes of equal digits, whose lowest lane bumps the
+  // warp's counter my_hist[digit] by the group's size; rank = old count + the group's lanes below.
+  __device__ __forceinline__ static void rank_keys(const place& at, const K (&key)[Items], unsigned* my_hist,
+                                                   int shift, unsigned mask, unsigned (&pos2)[Items / 2]) {
+    const unsigned lt_mask = (1u << at.lane) - 1u;
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const bool ok = at.item(i) < at.valid;
       const unsigned d = ok ? radix_digit(key[i], shift, mask) : static_cast<unsigned>(bins);
       const unsigned peers = __match_any_sync(full_warp_mask, d);
       const int leader = __ffs(static_cast<int>(peers)) - 1;
       unsigned base = 0;
-      if (ok && static_cast<int>(lane) == leader) base = atomicAdd(&my_hist[d], static_cast<unsigned>(__popc(peers)));
+      if (ok && static_cast<int>(at.lane) == leader)
+        base = atomicAdd(&my_hist[d], static_cast<unsigned>(__popc(peers)));
       base = __shfl_sync(full_warp_mask, base, leader);
       pos2[i / 2] |= (base + static_cast<unsigned>(__popc(peers & lt_mask))) << (16 * (i % 2));
     }
-    __syncthreads();
+  }
 
-    // --- per-digit counts and per-warp offsets; publish; tile-local digit starts ---
-    unsigned count = 0;
+  // Threads < bins: the per-warp counters of digit tid become per-warp exclusive offsets, the
+  // digit's tile count is published (and returned in count). Returns the digit's start in the tile.
+  template <class Offsets>
+  __device__ __forceinline__ static unsigned digit_starts(unsigned tid, unsigned* hist,
+                                                          typename scan_t::storage& scan_storage, Offsets& offsets,
+                                                          unsigned& count) {
     if (tid < bins) {
 #pragma unroll 4
       for (int w = 0; w < warps; ++w) {
@@ -115,49 +152,36 @@ struct radix_tile {
       offsets.publish(tid, count);
     }
     unsigned total;
-    const unsigned start = scan_t(scan_storage).exclusive(tid < bins ? count : 0u, 0u, plus_u32{}, total);
-    if (tid < bins) local_start[tid] = start;
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const unsigned li = warp_base + i * warp_threads + lane;
-      if (li < valid) {
-        const unsigned d = radix_digit(key[i], shift, mask);
-        pos2[i / 2] += (local_start[d] + my_hist[d]) << (16 * (i % 2));
-      }
-    }
-    __syncthreads();  // counters are dead from here on: the region now holds keys
+    return scan_t(scan_storage).exclusive(tid < bins ? count : 0u, 0u, plus_u32{}, total);
+  }
 
+  // Runs of equal digits are contiguous in shared AND global memory: tile item j goes to its
+  // digit's global base + j.
+  __device__ __forceinline__ static void write_keys(const place& at, const K* skeys, const unsigned* global_base,
+                                                    K* keys_out, int shift, unsigned mask) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const unsigned li = warp_base + i * warp_threads + lane;
-      if (li < valid) skeys[pos_get(i)] = key[i];
-    }
-    if (tid < bins) global_base[tid] = offsets.offset(tid, count) - start;
-    __syncthreads();
-
-    // --- write keys: runs of equal digits are contiguous in shared AND global memory ---
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const unsigned j = i * Threads + tid;
-      if (j < valid) {
+      const unsigned j = i * Threads + at.tid;
+      if (j < at.valid) {
         const K k = skeys[j];
         keys_out[global_base[radix_digit(k, shift, mask)] + j] = k;
       }
     }
-    if constexpr (HasValues) {
-      auto* svals = reinterpret_cast<V*>(smem + region);
+  }
+
+  // The values follow their keys: to the keys' tile positions in svals, then out as the keys went.
+  __device__ __forceinline__ static void write_values(const place& at, const unsigned (&pos2)[Items / 2],
+                                                      const V* vals_in, std::size_t tile_base, V* vals_out, V* svals,
+                                                      const K* skeys, const unsigned* global_base, int shift,
+                                                      unsigned mask) {
 #pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const unsigned li = warp_base + i * warp_threads + lane;
-        if (li < valid) svals[pos_get(i)] = vals_in[tile_base + li];
-      }
-      __syncthreads();
+    for (int i = 0; i < Items; ++i)
+      if (at.item(i) < at.valid) svals[pos_of(pos2, i)] = vals_in[tile_base + at.item(i)];
+    __syncthreads();
 #pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        const unsigned j = i * Threads + tid;
-        if (j < valid) vals_out[global_base[radix_digit(skeys[j], shift, mask)] + j] = svals[j];
-      }
+    for (int i = 0; i < Items; ++i) {
+      const unsigned j = i * Threads + at.tid;
+      if (j < at.valid) vals_out[global_base[radix_digit(skeys[j], shift, mask)] + j] = svals[j];
     }
   }
 

@@ -23,78 +23,146 @@
 
 namespace gutf8::prim::detail {
 
+// One tile of the look-back scan, a step per phase; the kernel below runs them in order. Lane l of
+// row k holds items (k*32 + l)*V ... of its warp's range.
+template <class P, class T, class Src, class Op>
+struct lookback_scan_tile {
+  static constexpr int V = P::vec;
+  static constexpr int K = P::vectors;
+  static constexpr int W = P::threads / warp_threads;
+  using items = T[K][V];
+
+  // Full tiles take vector loads; the last one pads with a copy of a valid item.
+  __device__ __forceinline__ static void load(Src& src, std::size_t n, std::size_t tile_base, std::size_t warp_base,
+                                              unsigned lane, bool full, items& x) {
+    if (full) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) src.template load<V>(warp_base + (k * warp_threads + lane) * V, x[k]);
+    } else {
+      const T fill = src.load_one(tile_base);
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
+          x[k][j] = i < n ? src.load_one(i) : fill;
+        }
+    }
+  }
+
+  // Serial scan of each run, then one warp scan per row over the run totals (the rows' scans
+  // interleave): each row's total over the warp and the run totals of the lanes below this one.
+  __device__ __forceinline__ static void scan_rows(items& x, unsigned lane, Op op, T (&row_total)[K],
+                                                   T (&lane_excl)[K]) {
+    T run_incl[K];  // lane-inclusive scan of run totals within row k
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+#pragma unroll
+      for (int j = 1; j < V; ++j) x[k][j] = op(x[k][j - 1], x[k][j]);
+      run_incl[k] = x[k][V - 1];
+    }
+#pragma unroll
+    for (int d = 1; d < warp_threads; d <<= 1) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const T t = warp_shfl_up(run_incl[k], static_cast<unsigned>(d));
+        if (lane >= static_cast<unsigned>(d)) run_incl[k] = op(t, run_incl[k]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      row_total[k] = warp_shfl_idx(run_incl[k], 31);
+      lane_excl[k] = warp_shfl_up(run_incl[k], 1);
+    }
+  }
+
+  // The warps' totals meet in shared memory (one barrier): returns the tile's aggregate and sets
+  // warp_prefix to the total of the warps before this one (warp 0: unused).
+  __device__ __forceinline__ static T block_aggregate(const T (&row_total)[K], unsigned lane, unsigned warp,
+                                                      T (&warp_totals)[W], Op op, T& warp_prefix) {
+    T warp_total = row_total[0];
+#pragma unroll
+    for (int k = 1; k < K; ++k) warp_total = op(warp_total, row_total[k]);
+    if (lane == 0) warp_totals[warp] = warp_total;
+    __syncthreads();
+    T aggregate = warp_totals[0];
+    warp_prefix = aggregate;
+#pragma unroll
+    for (int w = 1; w < W; ++w) {
+      if (static_cast<unsigned>(w) == warp) warp_prefix = aggregate;
+      aggregate = op(aggregate, warp_totals[w]);
+    }
+    return aggregate;
+  }
+
+  // prefix (where has_prefix) covers everything before this warp's items; walks the rows in order.
+  __device__ __forceinline__ static void add_prefix(items& x, const T (&row_total)[K], const T (&lane_excl)[K],
+                                                    unsigned lane, T prefix, bool has_prefix, bool exclusive, Op op) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      T p = prefix;
+      bool has = has_prefix;
+      if (lane != 0) {
+        p = has ? op(p, lane_excl[k]) : lane_excl[k];
+        has = true;
+      }
+      if (exclusive) {  // has == true here: init is always in front
+#pragma unroll
+        for (int j = V - 1; j >= 1; --j) x[k][j] = op(p, x[k][j - 1]);
+        x[k][0] = p;
+      } else if (has) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[k][j] = op(p, x[k][j]);
+      }
+      if (k + 1 < K) {
+        prefix = has_prefix ? op(prefix, row_total[k]) : row_total[k];
+        has_prefix = true;
+      }
+    }
+  }
+
+  // Padded results of the last tile are never stored.
+  __device__ __forceinline__ static void store(T* out, std::size_t n, std::size_t warp_base, unsigned lane, bool full,
+                                               const items& x) {
+    if (full) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) store_vec<V>(out + warp_base + (k * warp_threads + lane) * V, x[k]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
+          if (i < n) out[i] = x[k][j];
+        }
+    }
+  }
+};
+
 template <class P, class T, class Src, class Op>
 __global__ void __launch_bounds__(P::threads)
     lookback_scan_kernel(Src src, T* out, std::size_t n, tile_state<T> state, Op op,
                          T init, bool exclusive, bool vec_ok) {
-  constexpr int B = P::threads;
-  constexpr int V = P::vec;
-  constexpr int K = P::vectors;
-  constexpr int W = B / warp_threads;
-  __shared__ T warp_totals[W];
-  __shared__ typename tile_prefix<T, B>::storage lb;
+  using agent = lookback_scan_tile<P, T, Src, Op>;
+  __shared__ T warp_totals[agent::W];
+  __shared__ typename tile_prefix<T, P::threads>::storage lb;
 
   const unsigned tile = blockIdx.x;
   const unsigned lane = lane_id();
   const unsigned warp = warp_id();
   const std::size_t tile_base = static_cast<std::size_t>(tile) * P::tile;
-  const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * K * V);
+  const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * agent::K * agent::V);
   const bool full = vec_ok && tile_base + P::tile <= n;
-
-  T x[K][V];
-  if (full) {
-#pragma unroll
-    for (int k = 0; k < K; ++k) src.template load<V>(warp_base + (k * warp_threads + lane) * V, x[k]);
-  } else {
-    const T fill = src.load_one(tile_base);
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
-        x[k][j] = i < n ? src.load_one(i) : fill;
-      }
-  }
-
-  // Serial scan of each run, then one warp scan per row over the run totals.
-  T run_incl[K];  // lane-inclusive scan of run totals within row k
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-#pragma unroll
-    for (int j = 1; j < V; ++j) x[k][j] = op(x[k][j - 1], x[k][j]);
-    run_incl[k] = x[k][V - 1];
-  }
-#pragma unroll
-  for (int d = 1; d < warp_threads; d <<= 1) {
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const T t = warp_shfl_up(run_incl[k], static_cast<unsigned>(d));
-      if (lane >= static_cast<unsigned>(d)) run_incl[k] = op(t, run_incl[k]);
-    }
-  }
-  T row_total[K];
-  T lane_excl[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    row_total[k] = warp_shfl_idx(run_incl[k], 31);
-    lane_excl[k] = warp_shfl_up(run_incl[k], 1);
-  }
-  T warp_total = row_total[0];
-#pragma unroll
-  for (int k = 1; k < K; ++k) warp_total = op(warp_total, row_total[k]);
-
-  if (lane == 0) warp_totals[warp] = warp_total;
-  __syncthreads();
-  T aggregate = warp_totals[0];
-  T warp_prefix = aggregate;
-#pragma unroll
-  for (int w = 1; w < W; ++w) {
-    if (static_cast<unsigned>(w) == warp) warp_prefix = aggregate;
-    aggregate = op(aggregate, warp_totals[w]);
-  }
+  typename agent::items x;
+  agent::load(src, n, tile_base, warp_base, lane, full, x);
+  T row_total[agent::K];  // row k's total over the warp
+  T lane_excl[agent::K];  // row k's run totals of the lanes below this one
+  agent::scan_rows(x, lane, op, row_total, lane_excl);
+  T warp_prefix;
+  const T aggregate = agent::block_aggregate(row_total, lane, warp, warp_totals, op, warp_prefix);
 
   // Tile prefix from the look-back (tile 0 has none), then the init value in front.
-  T prefix = tile_prefix<T, B>::exclusive_prefix(state, tile, aggregate, op, lb);
+  T prefix = tile_prefix<T, P::threads>::exclusive_prefix(state, tile, aggregate, op, lb);
   bool has_prefix = tile != 0;
   if (exclusive) {
     prefix = has_prefix ? op(init, prefix) : init;
@@ -104,42 +172,8 @@ __global__ void __launch_bounds__(P::threads)
     prefix = has_prefix ? op(prefix, warp_prefix) : warp_prefix;
     has_prefix = true;
   }
-
-  // prefix now covers everything before this warp's chunk; walk the rows in order.
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    T p = prefix;
-    bool has = has_prefix;
-    if (lane != 0) {
-      p = has ? op(p, lane_excl[k]) : lane_excl[k];
-      has = true;
-    }
-    if (exclusive) {  // has == true here: init is always in front
-#pragma unroll
-      for (int j = V - 1; j >= 1; --j) x[k][j] = op(p, x[k][j - 1]);
-      x[k][0] = p;
-    } else if (has) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) x[k][j] = op(p, x[k][j]);
-    }
-    if (k + 1 < K) {
-      prefix = has_prefix ? op(prefix, row_total[k]) : row_total[k];
-      has_prefix = true;
-    }
-  }
-
-  if (full) {
-#pragma unroll
-    for (int k = 0; k < K; ++k) store_vec<V>(out + warp_base + (k * warp_threads + lane) * V, x[k]);
-  } else {
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const std::size_t i = warp_base + (k * warp_threads + lane) * V + j;
-        if (i < n) out[i] = x[k][j];
-      }
-  }
+  agent::add_prefix(x, row_total, lane_excl, lane, prefix, has_prefix, exclusive, op);
+  agent::store(out, n, warp_base, lane, full, x);
 }
 
 // Device-wide single-pass scan. `src` yields the inputs (see scan_source.cuh); out may equal the

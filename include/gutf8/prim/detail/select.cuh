@@ -167,35 +167,23 @@ struct select_row_packing {
   static constexpr unsigned long long field = (1ull << bits) - 1ull;
 };
 
-template <class P, class O, class T, class Sel, class NumT>
-__global__ void __launch_bounds__(P::threads, P::min_blocks)
-    select_fused_kernel(const T* in, Sel sel, T* out, NumT* num_selected, std::size_t n,
-                        tile_state<O> state, bool vec_ok) {
-  constexpr int B = P::threads;
-  constexpr int V = P::vec;
-  constexpr int K = P::vectors;
-  constexpr int W = B / warp_threads;
-  constexpr int KV = K * V;
+// One tile of the fused select, a step per phase; the kernel below runs them in order. Lane l of
+// row k holds items (k*32 + l)*V ... of its warp's range.
+template <class P, class O, class T, class Sel>
+struct select_fused_tile {
+  static constexpr int V = P::vec;
+  static constexpr int K = P::vectors;
+  static constexpr int W = P::threads / warp_threads;
+  static constexpr int KV = K * V;
   using pack = select_row_packing<V, K>;
-  extern __shared__ __align__(16) unsigned char select_smem[];
-  T* staged = reinterpret_cast<T*>(select_smem);  // P::tile items + 16 bytes (dynamic: may exceed 48 KiB)
-  __shared__ unsigned warp_counts[W];
-  __shared__ typename tile_prefix<O, B>::storage lb;
-
-  const unsigned tile = blockIdx.x;
-  const unsigned lane = lane_id();
-  const unsigned warp = warp_id();
-  const std::size_t tile_base = static_cast<std::size_t>(tile) * P::tile;
-  const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * K * V);
-  const bool full = vec_ok && tile_base + P::tile <= n;
-
-  // Items in registers, their selection as bits (item k*V+j is bit k*V+j of sbits). Items
-  // smaller than 4 bytes are kept as their vectors' 32-bit words: an array of bytes took a
-  // register a byte (84 registers for 1-byte items, 3 blocks per SM).
+  // Items smaller than 4 bytes are kept as their vectors' 32-bit words: an array of bytes took a
+  // register a byte.
   using regs = item_registers<T, K, V>;
-  regs x;
-  unsigned sbits[(KV + 31) / 32] = {};
-  if (full) {
+  using bits = unsigned[(KV + 31) / 32];  // item k*V+j selected: bit k*V+j
+
+  // A full tile: vector loads, then the selection of each vector at once.
+  __device__ __forceinline__ static void load_full(const T* in, Sel& sel, std::size_t warp_base, unsigned lane,
+                                                   regs& x, bits& sbits) {
 #pragma unroll
     for (int k = 0; k < K; ++k) x.load(k, in + warp_base + (k * warp_threads + lane) * V);
 #pragma unroll
@@ -214,7 +202,11 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
         for (int j = 0; j < V; ++j) sbits[(k * V + j) / 32] |= (s[j] ? 1u : 0u) << ((k * V + j) % 32);
       }
     }
-  } else {
+  }
+
+  // The last tile (or unaligned input): item by item, none past n.
+  __device__ __forceinline__ static void load_partial(const T* in, Sel& sel, std::size_t n, std::size_t warp_base,
+                                                      unsigned lane, regs& x, bits& sbits) {
 #pragma unroll
     for (int k = 0; k < K; ++k)
 #pragma unroll
@@ -228,46 +220,59 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
       }
   }
 
-  unsigned long long packed[pack::words] = {};
+  // The lane's row counts packed into 64-bit words, one warp scan per word: each row's first
+  // place among the warp's selected items; returns the warp's count.
+  __device__ __forceinline__ static unsigned rank_rows(const bits& sbits, unsigned (&row_base)[K]) {
+    unsigned long long packed[pack::words] = {};
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    unsigned c;
-    if constexpr (V <= 32 && (32 % V) == 0)
-      c = static_cast<unsigned>(__popc((sbits[(k * V) / 32] >> ((k * V) % 32)) & (V == 32 ? ~0u : ((1u << V) - 1u))));
-    else {
-      c = 0;
+    for (int k = 0; k < K; ++k) {
+      unsigned c;
+      if constexpr (V <= 32 && (32 % V) == 0)
+        c = static_cast<unsigned>(__popc((sbits[(k * V) / 32] >> ((k * V) % 32)) & (V == 32 ? ~0u : ((1u << V) - 1u))));
+      else {
+        c = 0;
 #pragma unroll
-      for (int j = 0; j < V; ++j) c += (sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u;
+        for (int j = 0; j < V; ++j) c += (sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u;
+      }
+      packed[k / pack::rows_per_word] |= static_cast<unsigned long long>(c)
+                                         << (pack::bits * (k % pack::rows_per_word));
     }
-    packed[k / pack::rows_per_word] |= static_cast<unsigned long long>(c)
-                                       << (pack::bits * (k % pack::rows_per_word));
-  }
-  unsigned long long excl[pack::words], tot[pack::words];
+    unsigned long long excl[pack::words], tot[pack::words];
 #pragma unroll
-  for (int w = 0; w < pack::words; ++w) {
-    const unsigned long long incl = warp_inclusive_scan(packed[w], plus_op{});
-    excl[w] = incl - packed[w];
-    tot[w] = warp_shfl_idx(incl, 31);
-  }
-  unsigned warp_count = 0;
-  unsigned row_base[K];
+    for (int w = 0; w < pack::words; ++w) {
+      const unsigned long long incl = warp_inclusive_scan(packed[w], plus_op{});
+      excl[w] = incl - packed[w];
+      tot[w] = warp_shfl_idx(incl, 31);
+    }
+    unsigned warp_count = 0;
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int w = k / pack::rows_per_word, sh = pack::bits * (k % pack::rows_per_word);
-    row_base[k] = warp_count + static_cast<unsigned>((excl[w] >> sh) & pack::field);
-    warp_count += static_cast<unsigned>((tot[w] >> sh) & pack::field);
+    for (int k = 0; k < K; ++k) {
+      const int w = k / pack::rows_per_word, sh = pack::bits * (k % pack::rows_per_word);
+      row_base[k] = warp_count + static_cast<unsigned>((excl[w] >> sh) & pack::field);
+      warp_count += static_cast<unsigned>((tot[w] >> sh) & pack::field);
+    }
+    return warp_count;
   }
-  if (lane == 0) warp_counts[warp] = warp_count;
-  __syncthreads();
-  unsigned tile_count = 0, warp_prefix = 0;
+
+  // The warps' counts meet in shared memory (one barrier): returns the tile's count and sets
+  // warp_prefix to the count of the warps before this one.
+  __device__ __forceinline__ static unsigned block_count(unsigned warp_count, unsigned lane, unsigned warp,
+                                                         unsigned (&warp_counts)[W], unsigned& warp_prefix) {
+    if (lane == 0) warp_counts[warp] = warp_count;
+    __syncthreads();
+    unsigned tile_count = 0;
+    warp_prefix = 0;
 #pragma unroll
-  for (int w = 0; w < W; ++w) {
-    if (static_cast<unsigned>(w) == warp) warp_prefix = tile_count;
-    tile_count += warp_counts[w];
+    for (int w = 0; w < W; ++w) {
+      if (static_cast<unsigned>(w) == warp) warp_prefix = tile_count;
+      tile_count += warp_counts[w];
+    }
+    return tile_count;
   }
-  // compact into shared memory at tile-local positions first: this does not need the tile's
-  // global offset, so it overlaps the look-back of warp 0 (the look-back ends in a barrier)
-  auto stage = [&] {
+
+  // The selected items at their tile-local places in shared memory.
+  __device__ __forceinline__ static void stage(const regs& x, const bits& sbits, const unsigned (&row_base)[K],
+                                               unsigned warp_prefix, T* staged) {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       unsigned r = warp_prefix + row_base[k];
@@ -275,13 +280,40 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
       for (int j = 0; j < V; ++j)
         if ((sbits[(k * V + j) / 32] >> ((k * V + j) % 32)) & 1u) staged[r++] = x.get(k, j);
     }
-  };
-  if (warp != 0 || tile == 0) stage();
-  O tile_offset = tile_prefix<O, B>::exclusive_prefix(state, tile, static_cast<O>(tile_count), plus_op{}, lb);
+  }
+};
+
+template <class P, class O, class T, class Sel, class NumT>
+__global__ void __launch_bounds__(P::threads, P::min_blocks)
+    select_fused_kernel(const T* in, Sel sel, T* out, NumT* num_selected, std::size_t n,
+                        tile_state<O> state, bool vec_ok) {
+  using agent = select_fused_tile<P, O, T, Sel>;
+  extern __shared__ __align__(16) unsigned char select_smem[];
+  T* staged = reinterpret_cast<T*>(select_smem);  // P::tile items + 16 bytes (dynamic: may exceed 48 KiB)
+  __shared__ unsigned warp_counts[agent::W];
+  __shared__ typename tile_prefix<O, P::threads>::storage lb;
+
+  const unsigned tile = blockIdx.x;
+  const unsigned lane = lane_id();
+  const unsigned warp = warp_id();
+  const std::size_t tile_base = static_cast<std::size_t>(tile) * P::tile;
+  const std::size_t warp_base = tile_base + static_cast<std::size_t>(warp) * (warp_threads * agent::K * agent::V);
+  const bool full = vec_ok && tile_base + P::tile <= n;
+  typename agent::regs x;
+  typename agent::bits sbits = {};
+  if (full) agent::load_full(in, sel, warp_base, lane, x, sbits);
+  else agent::load_partial(in, sel, n, warp_base, lane, x, sbits);
+  unsigned row_base[agent::K];  // row k's first place among the warp's selected items
+  unsigned warp_prefix;
+  const unsigned tile_count =
+      agent::block_count(agent::rank_rows(sbits, row_base), lane, warp, warp_counts, warp_prefix);
+  // staging needs no global offset, so it overlaps the look-back of warp 0 (which ends in a barrier)
+  if (warp != 0 || tile == 0) agent::stage(x, sbits, row_base, warp_prefix, staged);
+  O tile_offset = tile_prefix<O, P::threads>::exclusive_prefix(state, tile, static_cast<O>(tile_count), plus_op{}, lb);
   if (tile == 0) tile_offset = 0;
-  if (warp == 0 && tile != 0) stage();
+  if (warp == 0 && tile != 0) agent::stage(x, sbits, row_base, warp_prefix, staged);
   __syncthreads();
-  store_staged<B>(out + tile_offset, staged, tile_count, threadIdx.x);
+  store_staged<P::threads>(out + tile_offset, staged, tile_count, threadIdx.x);
   if (tile == gridDim.x - 1 && threadIdx.x == 0)
     *num_selected = static_cast<NumT>(tile_offset + static_cast<O>(tile_count));
 }

@@ -63,36 +63,27 @@ __device__ __forceinline__ unsigned row_fields_total(unsigned packed) {
   else return (packed & 0xFFFFu) + (packed >> 16);
 }
 
-template <class P, bool Bounded, class NumT>
-__global__ void __launch_bounds__(P::threads, P::min_blocks)
-    select_bytes_kernel(const std::uint8_t* in, std::uint8_t* out, NumT* num_selected, std::size_t n,
-                        unsigned pad_word, const std::uint64_t* end, flagged_count_state states, bool vec_ok) {
-  constexpr int B = P::threads;
-  constexpr int R = P::vectors;
-  constexpr int W = B / warp_threads;
-  constexpr unsigned row_bytes = warp_threads * 16;
-  constexpr unsigned warp_bytes = R * row_bytes;
-  constexpr unsigned stage_stride = warp_bytes + 16;  // store_staged reads 4 bytes past a warp's bytes
-  using bscan = block_scan<unsigned, B>;
-  using grid_sum = flagged_count_state::sum;  // plain counts: they never stop
-  __shared__ typename bscan::storage scan_sh;
-  __shared__ unsigned long long prefix_sh;
-  __shared__ __align__(16) std::uint8_t staged[W * stage_stride];
+// One tile of the byte compaction, a step per phase; the kernel below runs them in order. A lane's
+// bytes are R rows of 16: row k from lane_base + k * row_bytes.
+template <class P, bool Bounded>
+struct select_bytes_tile {
+  static constexpr int R = P::vectors;
+  static constexpr unsigned row_bytes = warp_threads * 16;
+  static constexpr unsigned warp_bytes = R * row_bytes;
+  using words = unsigned[R][4];
 
-  const unsigned tile = blockIdx.x;
-  const unsigned lane = lane_id();
-  const unsigned warp = warp_id();
-  const std::size_t tile_base = static_cast<std::size_t>(tile) * P::tile;
-  const std::size_t lane_base = tile_base + warp * warp_bytes + lane * 16;  // row k: + k * row_bytes
-
-  unsigned w[R][4];
-  if (vec_ok && tile_base + P::tile <= n) {
+  // An aligned full tile: one 16-byte load a row.
+  __device__ __forceinline__ static void load_full(const std::uint8_t* in, std::size_t lane_base, words& w) {
 #pragma unroll
     for (int k = 0; k < R; ++k) {
       const uint4 v = __ldg(reinterpret_cast<const uint4*>(in + lane_base + k * row_bytes));
       w[k][0] = v.x, w[k][1] = v.y, w[k][2] = v.z, w[k][3] = v.w;
     }
-  } else {  // the last tile, or an input that is not 16-byte aligned: bytes past n read as pad
+  }
+
+  // The last tile, or an input that is not 16-byte aligned: bytes past n read as pad.
+  __device__ __forceinline__ static void load_partial(const std::uint8_t* in, std::size_t n, std::size_t lane_base,
+                                                      unsigned pad_word, words& w) {
 #pragma unroll
     for (int k = 0; k < R; ++k)
 #pragma unroll
@@ -106,21 +97,79 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
         w[k][q] = x;
       }
   }
-  unsigned keep = 0;  // bit 16 k + j: byte j of row k is kept
+
+  // Which bytes are kept (bit 16 k + j: byte j of row k): not pad, and before *end when Bounded.
+  __device__ __forceinline__ static unsigned kept(const words& w, std::size_t lane_base, unsigned pad_word,
+                                                  const std::uint64_t* end) {
+    unsigned keep = 0;
 #pragma unroll
-  for (int k = 0; k < R; ++k)
+    for (int k = 0; k < R; ++k)
 #pragma unroll
-    for (int q = 0; q < 4; ++q) keep |= nonzero_byte_bits(w[k][q] ^ pad_word) << (16 * k + 4 * q);
-  if constexpr (Bounded) {
-    const std::uint64_t e = *end;
+      for (int q = 0; q < 4; ++q) keep |= nonzero_byte_bits(w[k][q] ^ pad_word) << (16 * k + 4 * q);
+    if constexpr (Bounded) {
+      const std::uint64_t e = *end;
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        const std::size_t p = lane_base + k * row_bytes;
+        const unsigned below = e <= p ? 0u : e - p >= 16 ? 0xFFFFu : (1u << static_cast<unsigned>(e - p)) - 1u;
+        keep &= ~(0xFFFFu << (16 * k)) | (below << (16 * k));
+      }
+    }
+    return keep;
+  }
+
+  // The kept bytes into the warp's staging area at row_start, in the warp's order: row 0 of its
+  // lanes, then row 1. in_warp: the lane's place in each row; warp_total: the rows' counts.
+  __device__ __forceinline__ static void stage(const words& w, unsigned keep, unsigned row_start, unsigned in_warp,
+                                               unsigned warp_total) {
 #pragma unroll
     for (int k = 0; k < R; ++k) {
-      const std::size_t p = lane_base + k * row_bytes;
-      const unsigned below = e <= p ? 0u : e - p >= 16 ? 0xFFFFu : (1u << static_cast<unsigned>(e - p)) - 1u;
-      keep &= ~(0xFFFFu << (16 * k)) | (below << (16 * k));
+      unsigned r = row_start + row_field(in_warp, k);
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+        if ((keep >> (16 * k + j)) & 1u) store_shared_byte(r++, w[k][j / 4] >> (8 * (j % 4)));
+      row_start += row_field(warp_total, k);
     }
   }
-  unsigned packed = 0;
+};
+
+// Warp 0, after its staging (the predecessors had that time to publish): the tile's global offset
+// from the look-back, for every warp through prefix_sh.
+__device__ __forceinline__ void select_bytes_lookback(flagged_count_state states, unsigned tile, unsigned lane,
+                                                      unsigned tile_count, unsigned long long& prefix_sh) {
+  using grid_sum = flagged_count_state::sum;  // plain counts: they never stop
+  unsigned long long prefix = 0;
+  if (tile != 0) {
+    prefix = grid_sum::count(lookback_exclusive(states, tile, grid_sum{}));
+    if (lane == 0) states.publish_inclusive(tile, prefix + tile_count);
+  }
+  if (lane == 0) prefix_sh = prefix;
+}
+
+template <class P, bool Bounded, class NumT>
+__global__ void __launch_bounds__(P::threads, P::min_blocks)
+    select_bytes_kernel(const std::uint8_t* in, std::uint8_t* out, NumT* num_selected, std::size_t n,
+                        unsigned pad_word, const std::uint64_t* end, flagged_count_state states, bool vec_ok) {
+  using agent = select_bytes_tile<P, Bounded>;
+  constexpr int R = P::vectors;
+  constexpr int W = P::threads / warp_threads;
+  constexpr unsigned stage_stride = agent::warp_bytes + 16;  // store_staged reads 4 bytes past a warp's bytes
+  using bscan = block_scan<unsigned, P::threads>;
+  __shared__ typename bscan::storage scan_sh;
+  __shared__ unsigned long long prefix_sh;
+  __shared__ __align__(16) std::uint8_t staged[W * stage_stride];
+
+  const unsigned tile = blockIdx.x;
+  const unsigned lane = lane_id();
+  const unsigned warp = warp_id();
+  const std::size_t tile_base = static_cast<std::size_t>(tile) * P::tile;
+  const std::size_t lane_base = tile_base + warp * agent::warp_bytes + lane * 16;
+
+  typename agent::words w;
+  if (vec_ok && tile_base + P::tile <= n) agent::load_full(in, lane_base, w);
+  else agent::load_partial(in, n, lane_base, pad_word, w);
+  const unsigned keep = agent::kept(w, lane_base, pad_word, end);
+  unsigned packed = 0;  // the rows' counts, 16 bits each
 #pragma unroll
   for (int k = 0; k < R; ++k) packed |= static_cast<unsigned>(__popc(row_field(keep, k))) << (16 * k);
 
@@ -131,28 +180,9 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
     if (tile == 0) states.publish_inclusive(0, tile_count);
     else states.publish_aggregate(tile, tile_count);
   }
-
-  // In the warp's order: row 0 of its lanes, then row 1. No field of exclusive is below its
-  // warp's, so the packed difference is the lane's place in each row.
-  const unsigned in_warp = s.exclusive - s.warp_exclusive;
-  unsigned row_start = shared_address(staged) + warp * stage_stride;
-#pragma unroll
-  for (int k = 0; k < R; ++k) {
-    unsigned r = row_start + row_field(in_warp, k);
-#pragma unroll
-    for (int j = 0; j < 16; ++j)
-      if ((keep >> (16 * k + j)) & 1u) store_shared_byte(r++, w[k][j / 4] >> (8 * (j % 4)));
-    row_start += row_field(s.warp_total, k);
-  }
-
-  if (warp == 0) {  // after its staging, as the dedicated kernel: the predecessors had that time to publish
-    unsigned long long prefix = 0;
-    if (tile != 0) {
-      prefix = grid_sum::count(lookback_exclusive(states, tile, grid_sum{}));
-      if (lane == 0) states.publish_inclusive(tile, prefix + tile_count);
-    }
-    if (lane == 0) prefix_sh = prefix;
-  }
+  // No field of exclusive is below its warp's, so the packed difference is the lane's place in each row.
+  agent::stage(w, keep, shared_address(staged) + warp * stage_stride, s.exclusive - s.warp_exclusive, s.warp_total);
+  if (warp == 0) select_bytes_lookback(states, tile, lane, tile_count, prefix_sh);
   __syncthreads();
   const unsigned long long prefix = prefix_sh;
   if (tile == gridDim.x - 1 && threadIdx.x == 0) *num_selected = static_cast<NumT>(prefix + tile_count);
