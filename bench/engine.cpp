@@ -3,7 +3,7 @@
 // Output is discarded (counted). One CSV line per invocation:
 //
 //   bench_engine --file F[,F2,...] | --list FILE_OF_PATHS
-//       [--op validate|decode|sanitize|encode|stats] [--backend cpu|cuda|auto]
+//       [--op validate|decode|repair|encode|stats] [--backend cpu|cuda|auto]
 //       (auto: the CPU workers and the GPU lanes together, whatever backend::auto's model would choose)
 //       [--threads N] [--lanes N (0: the plan's)] [--fill-threads N] [--run-bytes MiB] [--piece-kib KiB]
 //       [--read map|copy] [--reps N] [--devices N,M,...|all (default: GPU 0 alone)]
@@ -30,7 +30,7 @@ using namespace gutf8;
 
 operation operation_named(const std::string& s) {
   if (s == "decode") return operation::decode;
-  if (s == "sanitize") return operation::sanitize;
+  if (s == "repair") return operation::repair;
   if (s == "encode") return operation::encode;
   if (s == "stats") return operation::stats;
   return operation::validate;

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OPERATIONS = ("validate", "decode", "encode", "sanitize", "stats")
+OPERATIONS = ("validate", "decode", "encode", "repair", "stats")
 
 
 def significant(x: float, digits: int = 3) -> float:

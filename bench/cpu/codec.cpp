@@ -169,12 +169,12 @@ void BM_utfcpp_is_valid(benchmark::State& state) {
   label(state, in);
 }
 
-void BM_gutf8_sanitize(benchmark::State& state) {
+void BM_gutf8_repair(benchmark::State& state) {
   const std::string& in = input(state.range(0));
-  std::u8string out(gutf8::max_sanitized_size(in.size()), u8'\0');
+  std::u8string out(gutf8::max_repaired_size(in.size()), u8'\0');
   for (auto _ : state) {
     const auto r =
-        gutf8::sanitize(gutf8::as_bytes(in), std::span(out), gutf8::error_policy::replace, threads(1));
+        gutf8::repair(gutf8::as_bytes(in), std::span(out), gutf8::error_policy::replace, threads(1));
     benchmark::DoNotOptimize(r.written);
   }
   label(state, in);
@@ -224,7 +224,7 @@ BENCHMARK(BM_iconv_utf8_to_utf32le)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecon
 BENCHMARK(BM_gutf8_decode_all_threads)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_gutf8_validate)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_utfcpp_is_valid)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_gutf8_sanitize)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gutf8_repair)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gutf8_stats)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gutf8_encode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_utfcpp_utf32to8)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);

@@ -3,7 +3,7 @@
 // (also of input one byte past an aligned address: validate_unaligned; the former walk:
 // validate_planes; other shapes of its walk: validate_s1b3 ...), decode (fused
 // strict/replace/drop, replace on that unaligned input: decode_fused_unaligned_replace, staged;
-// UTF-16 output: decode_utf16, LE and BE, and its former three passes), sanitize, encode (fused, compact;
+// UTF-16 output: decode_utf16, LE and BE, and its former three passes), repair, encode (fused, compact;
 // input = the decoded UTF-32) and a CUB-composed baseline decoder (flag kernel +
 // cub::DeviceSelect::Flagged + gather-decode kernel). Each result is also given as a fraction of
 // its roofline: the bytes it must move at the measured device copy rate (cudaMemcpy D2D, read +
@@ -390,12 +390,12 @@ int main(int argc, char** argv) {
         // Output sizes under each policy (valid units keep their bytes).
         const double replaced_bytes = [&] {
           std::size_t t2 = 0;
-          check(gutf8::device::sanitize(nullptr, t2, in, n, reinterpret_cast<char8_t*>(d_san.data()),
+          check(gutf8::device::repair(nullptr, t2, in, n, reinterpret_cast<char8_t*>(d_san.data()),
                                         d_sum.data(), gutf8::error_policy::replace),
-                "sanitize size");
-          check(gutf8::device::sanitize(temp_for(t2), t2, in, n, reinterpret_cast<char8_t*>(d_san.data()),
+                "repair size");
+          check(gutf8::device::repair(temp_for(t2), t2, in, n, reinterpret_cast<char8_t*>(d_san.data()),
                                         d_sum.data(), gutf8::error_policy::replace, true, s),
-                "sanitize");
+                "repair");
           gutf8::device::device_summary s2{};
           check(cudaMemcpyAsync(&s2, d_sum.data(), sizeof s2, cudaMemcpyDeviceToHost, s), "summary");
           check(cudaStreamSynchronize(s), "sync");
@@ -523,11 +523,11 @@ int main(int argc, char** argv) {
           check(cudaStreamSynchronize(s), "sync");
           if (mism) std::cout << "  WARNING: cub baseline differs from the fused decoder in " << mism << " code points\n";
         }
-        add("sanitize_replace", nn + replaced_bytes, api([=](void* t, std::size_t& b) {
-              return dv::sanitize(t, b, in, n, san, sm, error_policy::replace, true, s);
+        add("repair_replace", nn + replaced_bytes, api([=](void* t, std::size_t& b) {
+              return dv::repair(t, b, in, n, san, sm, error_policy::replace, true, s);
             }));
-        add("sanitize_drop", 2 * nn, api([=](void* t, std::size_t& b) {
-              return dv::sanitize(t, b, in, n, san, sm, error_policy::drop, true, s);
+        add("repair_drop", 2 * nn, api([=](void* t, std::size_t& b) {
+              return dv::repair(t, b, in, n, san, sm, error_policy::drop, true, s);
             }));
         // Encoders: input = the decoded (replace) UTF-32, output = replaced_bytes of UTF-8.
         // GB/s are reported per byte of that UTF-8 text, roofline = 4 per code point read +

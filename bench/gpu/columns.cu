@@ -1,5 +1,5 @@
 // Device-resident string-column throughput (gutf8/device_columns.hpp): is_valid and
-// make_valid(replace) against the flat device validate / sanitize of the same data bytes, on the
+// make_valid(replace) against the flat device validate / repair of the same data bytes, on the
 // columns of bench/columns_data.hpp (10 M rows of ~20 B and ~200 B, 10 k rows of ~100 KiB; clean
 // and with 1% of rows carrying an error; GUTF8_COLUMNS_SCALE scales the row counts).
 // Times are wall-clock medians of --runs calls after one warm-up, each ending with the stream
@@ -93,35 +93,35 @@ int main(int argc, char** argv) {
                          (own_pool ? "a memory pool that keeps freed memory" : "the device's default pool") +
                          "\n\n"
                          "| column | rows | MB | is_valid GB/s | Mrows/s | flat validate GB/s | is_valid / flat | "
-                         "make_valid GB/s | Mrows/s | flat sanitize GB/s | make_valid / flat |\n"
+                         "make_valid GB/s | Mrows/s | flat repair GB/s | make_valid / flat |\n"
                          "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const bench::column_data& c : bench::bench_columns(only)) {
       const device_column_data d(c);
       const auto n = static_cast<std::uint64_t>(d.bytes);
-      std::size_t temp_validate = 0, temp_sanitize = 0;
+      std::size_t temp_validate = 0, temp_repair = 0;
       check(device::validate(nullptr, temp_validate, d.data.data(), n, d_summary, true, stream), "validate size");
-      check(device::sanitize(nullptr, temp_sanitize, d.data.data(), n, nullptr, d_summary, error_policy::replace, true,
+      check(device::repair(nullptr, temp_repair, d.data.data(), n, nullptr, d_summary, error_policy::replace, true,
                              stream),
-            "sanitize size");
-      cuda::device_buffer<std::byte> temp(std::max(temp_validate, temp_sanitize));
-      cuda::device_buffer<char8_t> sanitized(max_sanitized_size(n));
+            "repair size");
+      cuda::device_buffer<std::byte> temp(std::max(temp_validate, temp_repair));
+      cuda::device_buffer<char8_t> repaired(max_repaired_size(n));
       const double t_valid = median_seconds(runs, stream, [&] { (void)device::is_valid(d.array, d.schema, {}, stream, results); });
       const double t_flat = median_seconds(runs, stream, [&] {
         check(device::validate(temp.data(), temp_validate, d.data.data(), n, d_summary, true, stream), "validate");
       });
       const double t_make = median_seconds(
           runs, stream, [&] { (void)device::make_valid(d.array, d.schema, error_policy::replace, {}, stream, results); });
-      const double t_sanitize = median_seconds(runs, stream, [&] {
-        check(device::sanitize(temp.data(), temp_sanitize, d.data.data(), n, sanitized.data(), d_summary,
+      const double t_repair = median_seconds(runs, stream, [&] {
+        check(device::repair(temp.data(), temp_repair, d.data.data(), n, repaired.data(), d_summary,
                                error_policy::replace, true, stream),
-              "sanitize");
+              "repair");
       });
       char line[512];
       const double gb = static_cast<double>(n) / 1e9, mrows = static_cast<double>(c.rows()) / 1e6;
       std::snprintf(line, sizeof line, "| %s | %lld | %.0f | %.1f | %.0f | %.1f | %.0f%% | %.1f | %.0f | %.1f | %.0f%% |\n",
                     c.name.c_str(), static_cast<long long>(c.rows()), gb * 1e3, gb / t_valid, mrows / t_valid,
-                    gb / t_flat, 100 * t_flat / t_valid, gb / t_make, mrows / t_make, gb / t_sanitize,
-                    100 * t_sanitize / t_make);
+                    gb / t_flat, 100 * t_flat / t_valid, gb / t_make, mrows / t_make, gb / t_repair,
+                    100 * t_repair / t_make);
       report += line;
       std::fputs(line, stdout);
       std::fflush(stdout);

@@ -1,5 +1,5 @@
 // One-shot host API: validate, decode (UTF-8 -> UTF-32LE), encode (UTF-32LE -> UTF-8)
-// and sanitize (UTF-8 -> UTF-8, repaired). Every backend gives byte-identical results.
+// and repair (UTF-8 -> UTF-8, repaired). Every backend gives byte-identical results.
 //
 // Output spans are caller-provided and must hold the worst case given by the max_*_size
 // functions; results say how much was written. Nothing here throws for bad *text*:
@@ -48,7 +48,7 @@ bool cuda_available() noexcept;
 // Worst-case output sizes for an input of n bytes.
 constexpr std::size_t max_decoded_size(std::size_t utf8_bytes) noexcept { return utf8_bytes; }
 constexpr std::size_t max_encoded_size(std::size_t utf32_bytes) noexcept { return utf32_bytes + 3; }
-constexpr std::size_t max_sanitized_size(std::size_t utf8_bytes) noexcept { return 3 * utf8_bytes; }
+constexpr std::size_t max_repaired_size(std::size_t utf8_bytes) noexcept { return 3 * utf8_bytes; }
 
 summary validate(std::span<const std::byte> utf8, const options& opt = {});
 text_stats stats(std::span<const std::byte> utf8, const options& opt = {});
@@ -58,7 +58,7 @@ transcode_result decode(std::span<const std::byte> utf8, std::span<char32_t> out
 transcode_result encode(std::span<const std::byte> utf32le, std::span<char8_t> out,
                         error_policy policy, const options& opt = {});
 // strict copies the valid prefix and stops at the first error unit.
-transcode_result sanitize(std::span<const std::byte> utf8, std::span<char8_t> out,
+transcode_result repair(std::span<const std::byte> utf8, std::span<char8_t> out,
                           error_policy policy, const options& opt = {});
 
 // Convenience wrappers that size the output themselves.
@@ -66,7 +66,7 @@ std::u32string decode(std::string_view utf8, error_policy policy, summary* info 
                       const options& opt = {});
 std::u8string encode(std::u32string_view utf32, error_policy policy, summary* info = nullptr,
                      const options& opt = {});
-std::u8string sanitize(std::string_view utf8, error_policy policy, summary* info = nullptr,
+std::u8string repair(std::string_view utf8, error_policy policy, summary* info = nullptr,
                        const options& opt = {});
 
 // The other forms (types.hpp): decode to `form` (with bom: U+FEFF first), encode from `form`;

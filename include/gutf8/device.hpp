@@ -13,11 +13,11 @@
 // relative to the chunk. Sizes and offsets are 64-bit throughout.
 //
 // Output sizes the caller must provide (worst case, as the host API): decode n code points,
-// sanitize 3n bytes, encode n + 3 bytes (n = input bytes). The input of decode / validate /
-// sanitize may have any alignment (16-byte aligned is fastest; sanitize copies valid text in one
+// repair 3n bytes, encode n + 3 bytes (n = input bytes). The input of decode / validate /
+// repair may have any alignment (16-byte aligned is fastest; repair copies valid text in one
 // pass where input and output are both 16-byte aligned); decode output must be 4-byte
 // aligned; encode input should be 4-byte aligned (other alignments work, slowly). Output past
-// `written` may be overwritten (sanitize stores its input there before it knows the output).
+// `written` may be overwritten (repair stores its input there before it knows the output).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,11 +33,11 @@ inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
 // What the GPU decided; written by every entry point (one 72-byte struct in device memory).
 struct device_summary {
-  std::uint64_t written = 0;   // output units: char32_t for decode, bytes for sanitize/encode
+  std::uint64_t written = 0;   // output units: char32_t for decode, bytes for repair/encode
   std::uint64_t consumed = 0;  // input bytes processed: n - carry; strict with an error: the
                                // first error's offset (as the host API's summary::bytes)
   std::uint64_t carry = 0;     // trailing input bytes not processed (is_last == false only)
-  std::uint64_t errors = 0;    // error units (strict decode/sanitize/encode: 0 or 1)
+  std::uint64_t errors = 0;    // error units (strict decode/repair/encode: 0 or 1)
   std::uint64_t first_error_offset = no_offset;        // byte offset of the first error unit
   std::uint64_t lines_before_first_error = 0;          // LF units in [0, first error), or in
                                                        // [0, n - carry) when there is none
@@ -84,7 +84,7 @@ cudaError_t decode_utf16(void* d_temp, std::size_t& temp_bytes, const std::byte*
                          bool is_last = true, bool big_endian = false, cudaStream_t stream = nullptr);
 
 // UTF-8 -> UTF-8. strict: the valid prefix; replace: EF BF BD per error unit; drop: removed.
-cudaError_t sanitize(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
+cudaError_t repair(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in,
                      std::uint64_t n, char8_t* d_out, device_summary* d_summary,
                      error_policy policy, bool is_last = true, cudaStream_t stream = nullptr);
 

@@ -19,7 +19,7 @@ enum class operation : std::uint8_t {
   validate,  // count error units, locate the first; no output
   decode,    // UTF-8 -> UTF-32LE
   encode,    // UTF-32LE -> UTF-8
-  sanitize,  // UTF-8 -> UTF-8 with error units replaced or dropped
+  repair,  // UTF-8 -> UTF-8 with error units replaced or dropped
   stats,     // validate + code point, line and sequence-length counts (+ histogram)
 };
 
@@ -29,7 +29,7 @@ struct stream_config {
   bool histogram = false;                      // stats: keep per-code-point counts for top()
   options backend{};
   // UTF-8 input (not encode): keep the first N error units for listed_errors(); 0 keeps none.
-  // Under a strict decode or sanitize, which stops at the first, that one is all there is.
+  // Under a strict decode or repair, which stops at the first, that one is all there is.
   std::size_t max_listed_errors = 0;
   // Decode's output and encode's input form (UTF-32LE by default; types.hpp).
   text_form form = text_form::utf32le;
@@ -65,7 +65,7 @@ class stream {
   stream(const stream&) = delete;
   stream& operator=(const stream&) = delete;
 
-  // Appends this chunk's output (UTF-32LE bytes for decode, UTF-8 for encode/sanitize,
+  // Appends this chunk's output (UTF-32LE bytes for decode, UTF-8 for encode/repair,
   // nothing for validate/stats) to out. Returns false once strict mode stopped at an
   // error; later calls then do nothing.
   bool feed(std::span<const std::byte> chunk, std::vector<std::byte>& out);

@@ -1,7 +1,7 @@
 // The column repair kernel: writes the repaired bytes and the new offsets of every row, the bytes
 // of all kept rows being one flat output in row order, so each segment's output starts where the
 // exclusive scan of the segments' sizes (kernel_column_scan.cuh's seg_out, scanned with gutf8::prim)
-// says and lands in it as the flat sanitize kernel's warps do: a warp whose bytes are all kept
+// says and lands in it as the flat repair kernel's warps do: a warp whose bytes are all kept
 // and well-formed stores its input with aligned 16-byte stores, others stage their output in
 // shared memory first. A row's new offset is its segment's start plus the output of the bytes
 // before it in the segment (the lane masks' prefix counts).

@@ -13,10 +13,10 @@
 // prepare_kernel, it reads its input while that kernel runs: it derives the limit itself and only
 // waits for the cleared accumulator before its atomics.
 //
-// With Copy it is also sanitize's first pass (kernel_sanitize.cuh): valid text sanitizes to itself,
+// With Copy it is also repair's first pass (kernel_repair.cuh): valid text is its own repair,
 // so each segment is stored at its own offset of the output, without the look-back that places
 // repaired output. A warp that finds an error unit flags it, and it and the other warps of its
-// block stop; the sanitize kernel after it then does the whole job, or without the flag takes this
+// block stop; the repair kernel after it then does the whole job, or without the flag takes this
 // pass's LF counts.
 #pragma once
 
@@ -28,7 +28,7 @@ namespace gutf8::kern {
 
 inline constexpr u64 validate_segment = warp_bytes;  // 1 KiB
 
-// What the copying pass leaves for the sanitize kernel: whether a warp found an error unit (a flag
+// What the copying pass leaves for the repair kernel: whether a warp found an error unit (a flag
 // in 32 replicas on 32 lines: one line read by every block serialised them), and the LF counts
 // (accum's slots) that hold when none did. Zeroed by prepare_kernel.
 struct verbatim_summary {
@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(block_threads, validate_min_blocks)
   const u64 last_p1 = warp_max64(cnt.last_p1 == 0 ? 0 : run + cnt.last_p1 - head);
   const unsigned slot = static_cast<unsigned>(gw) & (summary_slots - 1);
   if constexpr (Copy) {
-    if (going && lane == 0) {  // a warp that stopped leaves the counting to the sanitize kernel
+    if (going && lane == 0) {  // a warp that stopped leaves the counting to the repair kernel
       if (lf) atomicAdd(reinterpret_cast<unsigned long long*>(&copy.summary->lf[slot]), lf);
       if (last_p1) atomicMax(reinterpret_cast<unsigned long long*>(&copy.summary->last_lf_p1[slot]), last_p1);
     }

@@ -37,7 +37,7 @@ inline constexpr int validate_min_blocks = 3;      // three segments' loads in f
 inline constexpr std::uint32_t validate_lane_blocks = 2;  // 1 pays the screen and the exact count on sparse errors
 inline constexpr int validate_screen_min_blocks = 3;      // 2 is no faster overall: the walk is issue-bound
 inline constexpr std::uint32_t validate_screen_segment = warp_bytes * validate_lane_blocks;  // a warp's step
-inline constexpr int sanitize_min_blocks = 8;      // its wait for the look-back needs resident warps
+inline constexpr int repair_min_blocks = 8;      // its wait for the look-back needs resident warps
 // The string-column walks (warp_column_rows.cuh): the blocks per SM they are compiled for (60
 // registers; 6 spills and is slower), and the waves of resident blocks their segments are
 // spread over (more, shorter runs even out the warps' finishing times).
@@ -51,9 +51,9 @@ inline constexpr unsigned column_waves = 4;
 // their units with 32-way bank conflicts).
 inline constexpr std::uint32_t balance_above = 6;
 inline constexpr std::uint32_t balance_below = 768;
-// Sanitize: a warp whose bytes change in at most this many lanes repairs those lanes one at a
+// Repair: a warp whose bytes change in at most this many lanes repairs those lanes one at a
 // time with all its lanes (the others store their bytes as they are), else each lane byte by byte.
-inline constexpr std::uint32_t sanitize_few_lanes = 8;
+inline constexpr std::uint32_t repair_few_lanes = 8;
 
 // The tile kernels ask L2 for the input this far ahead of their tile as they start: flat from 1
 // to 4 MiB, worse from 8 MiB (ASCII decode's output evicts the lines before their tile reads them).

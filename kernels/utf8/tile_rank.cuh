@@ -1,4 +1,4 @@
-// The steps the tile kernels (decode_fused, decode_staged, sanitize, encode_fused) take around
+// The steps the tile kernels (decode_fused, decode_staged, repair, encode_fused) take around
 // their own work to place each warp's output in the grid and to merge the chunk summary, in this
 // order:
 //

@@ -52,7 +52,7 @@ device_result call(std::string_view op, const std::byte* in, std::uint64_t n, gu
   device_result r;
   std::size_t out_bytes = 0;
   if (op == "decode") out_bytes = gutf8::max_decoded_size(n) * sizeof(char32_t);
-  else if (op == "repair") out_bytes = gutf8::max_sanitized_size(n);
+  else if (op == "repair") out_bytes = gutf8::max_repaired_size(n);
   else if (op == "encode") out_bytes = gutf8::max_encoded_size(n);
   else if (op != "validate") throw nb::value_error("unknown device operation");
   if (op != "validate") r.out = device_alloc(out_bytes);  // empty input still gets its (empty) device array
@@ -63,7 +63,7 @@ device_result call(std::string_view op, const std::byte* in, std::uint64_t n, gu
       return dev::decode(temp, temp_bytes, in, n, static_cast<char32_t*>(r.out.get()), summary, policy, true,
                          dev::decoder::fused, stream);
     if (op == "repair")
-      return dev::sanitize(temp, temp_bytes, in, n, static_cast<char8_t*>(r.out.get()), summary, policy, true,
+      return dev::repair(temp, temp_bytes, in, n, static_cast<char8_t*>(r.out.get()), summary, policy, true,
                            stream);
     if (op == "encode")
       return dev::encode(temp, temp_bytes, in, n, static_cast<char8_t*>(r.out.get()), summary, policy, true,

@@ -165,11 +165,11 @@ nb::tuple py_repair(nb::handle data, std::string_view errors, std::string_view b
   const input_buffer in(data);
   const auto opt = make_options(backend, threads, device);
   const auto policy = parse_policy(errors);
-  bytes_out out(gutf8::max_sanitized_size(in.bytes().size()));
+  bytes_out out(gutf8::max_repaired_size(in.bytes().size()));
   gutf8::transcode_result r;
   {
     nb::gil_scoped_release unlocked;
-    r = gutf8::sanitize(in.bytes(), out.span(), policy, opt);
+    r = gutf8::repair(in.bytes(), out.span(), policy, opt);
   }
   return nb::make_tuple(out.finish(r.written), gutf8_py::summary_of(r.input, in.bytes()));
 }
@@ -324,7 +324,7 @@ nb::tuple py_decode_file(const nb::bytes& path_bytes, std::string_view errors, s
   return nb::make_tuple(to_array(std::move(out), filled / sizeof(char32_t)), file_summary(path, o, seconds));
 }
 
-// Sanitizes a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
+// Repairs a file into the open descriptor `out_fd` (the Python layer makes it a temporary file
 // and renames it on success).
 // `out_name` ending in .gz, .zst, .xz, .bz2 or .lz4 makes the output that format, as the CLI's -o.
 gutf8_py::summary py_repair_file(const nb::bytes& path_bytes, int out_fd, const nb::bytes& out_name,
@@ -332,7 +332,7 @@ gutf8_py::summary py_repair_file(const nb::bytes& path_bytes, int out_fd, const 
                                  nb::handle progress, std::shared_ptr<gutf8::gpu_lane_cache> lanes,
                                  std::string_view read) {
   const std::string path = path_of(path_bytes);
-  auto config = run_config(gutf8::operation::sanitize, errors, backend, threads, device, read, std::move(lanes));
+  auto config = run_config(gutf8::operation::repair, errors, backend, threads, device, read, std::move(lanes));
   config.compress_output.format = gutf8::compression_by_suffix(path_of(out_name));
   double seconds = 0;
   const gutf8_py::file_outcome o = run_one(path, config, [out_fd](std::size_t, std::span<const std::byte> b) {

@@ -113,7 +113,7 @@ void run_validate(invocation& inv) {
   const bool repair = opt.policy != error_policy::strict;
   std::optional<text_output> out;
   if (repair) out.emplace(inv, opt.output);
-  auto config = inv.config(repair ? operation::sanitize : operation::validate);
+  auto config = inv.config(repair ? operation::repair : operation::validate);
   config.max_listed_errors = opt.max_listed_errors;
   const bool list = opt.max_listed_errors != 0;
   // With the repair going to a named OUT, standard output carries only the report: a reader that

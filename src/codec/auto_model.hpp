@@ -41,7 +41,7 @@ struct auto_model {
     switch (op) {
       case operation::validate: return auto_fit::worker_validate;
       case operation::stats: return auto_fit::worker_stats;
-      case operation::sanitize: return auto_fit::worker_sanitize;
+      case operation::repair: return auto_fit::worker_repair;
       case operation::encode: return auto_fit::worker_encode;
       case operation::decode: break;
     }
@@ -52,7 +52,7 @@ struct auto_model {
     switch (op) {
       case operation::validate: return auto_fit::gpu_file_validate;
       case operation::stats: return auto_fit::gpu_file_stats;
-      case operation::sanitize: return auto_fit::gpu_file_sanitize;
+      case operation::repair: return auto_fit::gpu_file_repair;
       case operation::encode: return auto_fit::gpu_file_encode;
       case operation::decode: break;
     }

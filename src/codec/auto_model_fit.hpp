@@ -11,12 +11,12 @@ inline constexpr double cpu_memory_bytes_per_second = 66.1e9;
 inline constexpr double worker_validate = 4.72e9;
 inline constexpr double worker_decode = 2.15e9;
 inline constexpr double worker_encode = 2.54e9;
-inline constexpr double worker_sanitize = 3.88e9;
+inline constexpr double worker_repair = 3.88e9;
 inline constexpr double worker_stats = 3e9;
 inline constexpr double gpu_file_validate = 26.9e9;
 inline constexpr double gpu_file_decode = 10.2e9;
 inline constexpr double gpu_file_encode = 19.6e9;
-inline constexpr double gpu_file_sanitize = 15.4e9;
+inline constexpr double gpu_file_repair = 15.4e9;
 inline constexpr double gpu_file_stats = 22.7e9;
 
 }  // namespace gutf8::internal::auto_fit

@@ -23,7 +23,7 @@ constexpr std::size_t output_width(operation op) noexcept {
   switch (op) {
     case operation::decode:
       return 4;
-    case operation::sanitize:
+    case operation::repair:
       return 3;
     case operation::encode:
       return 1;

@@ -96,10 +96,10 @@ transcode_result encode(std::span<const std::byte> utf32le, std::span<char8_t> o
   return transcode(operation::encode, utf32le, reinterpret_cast<std::uint8_t*>(out.data()), 1, policy, opt);
 }
 
-transcode_result sanitize(std::span<const std::byte> utf8, std::span<char8_t> out, error_policy policy,
+transcode_result repair(std::span<const std::byte> utf8, std::span<char8_t> out, error_policy policy,
                           const options& opt) {
-  require_room(out.size(), max_sanitized_size(utf8.size()));
-  return transcode(operation::sanitize, utf8, reinterpret_cast<std::uint8_t*>(out.data()), 1, policy, opt);
+  require_room(out.size(), max_repaired_size(utf8.size()));
+  return transcode(operation::repair, utf8, reinterpret_cast<std::uint8_t*>(out.data()), 1, policy, opt);
 }
 
 std::u32string decode(std::string_view utf8, error_policy policy, summary* info, const options& opt) {
@@ -119,9 +119,9 @@ std::u8string encode(std::u32string_view utf32, error_policy policy, summary* in
   return out;
 }
 
-std::u8string sanitize(std::string_view utf8, error_policy policy, summary* info, const options& opt) {
-  std::u8string out(max_sanitized_size(utf8.size()), u8'\0');
-  const transcode_result r = sanitize(as_bytes(utf8), std::span(out), policy, opt);
+std::u8string repair(std::string_view utf8, error_policy policy, summary* info, const options& opt) {
+  std::u8string out(max_repaired_size(utf8.size()), u8'\0');
+  const transcode_result r = repair(as_bytes(utf8), std::span(out), policy, opt);
   out.resize(r.written);
   if (info != nullptr) *info = r.input;
   return out;

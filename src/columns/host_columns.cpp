@@ -391,9 +391,9 @@ void repair_row(const u8* in, u64 n, u8* out, u64 out_bytes, on_invalid policy) 
   j.out = out;
   j.out_limit = out + out_bytes;
   if (policy == on_invalid::replace)
-    cpu::scan_utf8<mode::sanitize, error_policy::replace>(j);
+    cpu::scan_utf8<mode::repair, error_policy::replace>(j);
   else
-    cpu::scan_utf8<mode::sanitize, error_policy::drop>(j);
+    cpu::scan_utf8<mode::repair, error_policy::drop>(j);
 }
 
 template <class Off>

@@ -59,8 +59,8 @@ segment_result scan(operation op, error_policy policy, const cpu::scan_request& 
       return cpu::scan_utf8<mode::stats, replace>(j);
     case operation::decode:
       return utf8_by_policy<mode::decode>(policy, j);
-    case operation::sanitize:
-      return utf8_by_policy<mode::sanitize>(policy, j);
+    case operation::repair:
+      return utf8_by_policy<mode::repair>(policy, j);
     case operation::encode:
       return utf32_by_policy(policy, j);
   }
@@ -130,7 +130,7 @@ block_result merge(const block_request& rq, std::span<const std::size_t> bounds,
   return out;
 }
 
-// Output bytes of a segment, from its stats: what decode or sanitize will write.
+// Output bytes of a segment, from its stats: what decode or repair will write.
 std::size_t sized_output(const block_request& rq, const segment_result& s) {
   const std::uint64_t errors = rq.policy == replace ? s.errors : 0;
   if (rq.op == operation::decode)
@@ -153,7 +153,7 @@ class cpu_processor final : public block_processor {
     bounds[0] = 0;
     for (std::size_t k = 1; k < count; ++k)
       bounds[k] = std::max(bounds[k - 1], split_point(rq, rq.end / count * k));
-    if (rq.op == operation::decode || rq.op == operation::sanitize) return sized(rq, bounds);
+    if (rq.op == operation::decode || rq.op == operation::repair) return sized(rq, bounds);
     // Validate and stats write nothing; encode writes less than it reads, so each segment
     // writes where its input starts and merge() moves the (small) outputs together.
     std::vector<scanned_segment> segments(count);
@@ -166,7 +166,7 @@ class cpu_processor final : public block_processor {
   }
 
  private:
-  // Decode and sanitize outputs are larger than their inputs, and moving them after the
+  // Decode and repair outputs are larger than their inputs, and moving them after the
   // fact would be a serial copy of everything. So a first parallel pass (the stats scan)
   // sizes every segment's output, and the second writes each segment in its final place.
   block_result sized(const block_request& rq, const std::vector<std::size_t>& bounds) const {

@@ -1,5 +1,5 @@
 // The CPU scanners: one interface, an implementation per ISA chosen at run time (scan_request::level).
-// scan_utf8 walks UTF-8 for validate, stats, decode and sanitize; scan_utf32 walks UTF-32LE for
+// scan_utf8 walks UTF-8 for validate, stats, decode and repair; scan_utf32 walks UTF-32LE for
 // encode. Both process the units that start in [0, end) of a buffer readable up to `limit`, so a
 // block can be split at unit boundaries and the segments scanned independently (threads) with
 // results identical to one pass.

@@ -45,7 +45,7 @@ GUTF8_AVX2 inline unsigned vector32(utf8_state<M, P, H>& s, std::size_t i) noexc
     }
     s.finish_vector(o, local.data());
   }
-  if constexpr (M == mode::sanitize) {
+  if constexpr (M == mode::repair) {
     std::memcpy(s.out, w, 32);  // room: 3 output bytes per remaining input byte
     s.out += used;
   }

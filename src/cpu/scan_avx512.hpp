@@ -62,7 +62,7 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_units(utf8_state<M, P, H>& s, 
       s.out = decode_starts(w, m.starts, s.out, _pext_u64(m.errors, m.starts));
     else
       s.out = decode_starts(w, m.complete, s.out);
-  } else if constexpr (M == mode::sanitize) {
+  } else if constexpr (M == mode::repair) {
     unsigned from = m.skip;
     for (std::uint64_t e = m.errors; e != 0; e &= e - 1) {
       const auto at = static_cast<unsigned>(std::countr_zero(e));
@@ -111,7 +111,7 @@ struct vector_stop {
   std::size_t failed_vector_end;  // 0, or the end of the vector that failed the check
 };
 
-// The units that start in the first `used` bytes of the checked vector at i. Sanitize
+// The units that start in the first `used` bytes of the checked vector at i. Repair
 // copies whole vectors: its output has reached input position i, the others' the first
 // unit start at or after i.
 template <mode M, error_policy P, bool H>
@@ -119,7 +119,7 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s,
                                                          unsigned used) noexcept {
   const u8* w = s.in + i;
   const std::uint64_t starts = used == 64 ? m.starts : m.starts & ((std::uint64_t{1} << used) - 1);
-  if constexpr (M == mode::sanitize) {
+  if constexpr (M == mode::repair) {
     _mm512_storeu_si512(s.out, _mm512_loadu_si512(w));  // room: 4 output bytes per input byte
     s.out += used;
   } else if constexpr (M == mode::stats) {
@@ -135,12 +135,12 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s,
   }
 }
 
-// Stops before the checked vector at i, at its first unit start. Sanitize still copies the
+// Stops before the checked vector at i, at its first unit start. Repair still copies the
 // bytes before it (the end of the sequence the vector before i cut).
 template <mode M, error_policy P, bool H>
 GUTF8_AVX512 inline vector_stop leave_vector(utf8_state<M, P, H>& s, std::size_t i, const vector_masks& m) noexcept {
   const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
-  if constexpr (M == mode::sanitize) {
+  if constexpr (M == mode::repair) {
     std::memcpy(s.out, s.in + i, first_start - i);
     s.out += first_start - i;
   }

@@ -151,7 +151,7 @@ inline unsigned vector16(utf8_state<M, P, H>& s, std::size_t i) noexcept {
   } while (rest != 0);
   if (bad != 0) return 0;
   if constexpr (M == mode::decode) s.out = o;
-  if constexpr (M == mode::sanitize) {
+  if constexpr (M == mode::repair) {
     std::memcpy(s.out, w, 16);  // room: 3 output bytes per remaining input byte
     s.out += last;
   }

@@ -28,7 +28,7 @@ struct segment_result {
   std::array<std::uint64_t, 4> by_length{};
 };
 
-enum class mode : std::uint8_t { validate, stats, decode, sanitize };
+enum class mode : std::uint8_t { validate, stats, decode, repair };
 
 // What a scanner works on: the units that start in [0, end) of in, readable up to limit.
 struct scan_request {
@@ -70,7 +70,7 @@ struct scan_cursor {
 // One UTF-8 scan in mode M, and the exact path.
 template <mode M, error_policy P, bool Histogram>
 struct utf8_state : scan_cursor {
-  static constexpr bool writes = M == mode::decode || M == mode::sanitize;
+  static constexpr bool writes = M == mode::decode || M == mode::repair;
   // A strict scan that writes, or a strict validation, ends at the first error unit.
   static constexpr bool stops = (writes || M == mode::validate) && P == error_policy::strict;
 
@@ -114,7 +114,7 @@ struct utf8_state : scan_cursor {
     if constexpr (M == mode::decode) {
       store32(out, static_cast<std::uint32_t>(c));
       out += 4;
-    } else if constexpr (M == mode::sanitize) {
+    } else if constexpr (M == mode::repair) {
       std::memcpy(out, src, length);
       out += length;
     } else if constexpr (M == mode::stats) {
@@ -159,7 +159,7 @@ struct utf8_state : scan_cursor {
 
   // n ASCII bytes, for every mode but decode.
   void ascii_run(const u8* w, unsigned n) noexcept {
-    if constexpr (M == mode::sanitize) {
+    if constexpr (M == mode::repair) {
       std::memcpy(out, w, n);
       out += n;
     } else if constexpr (M == mode::stats) {

@@ -30,7 +30,7 @@ double seconds_between(const cuda::event& from, const cuda::event& to) {
   return static_cast<double>(to.elapsed_since(from)) / 1000.0;
 }
 
-// decode, sanitize and encode write output (and the strict policy stops them at an error).
+// decode, repair and encode write output (and the strict policy stops them at an error).
 bool writes_output(operation op) { return output_width(op) != 0; }
 
 }  // namespace
@@ -98,8 +98,8 @@ cudaError_t cuda_processor::launch(operation op, error_policy policy, void* temp
     case operation::stats:
       return device::decode(temp, bytes, bin, n, reinterpret_cast<char32_t*>(out), summary,
                             error_policy::drop, is_last, device::decoder::fused, stream);
-    case operation::sanitize:
-      return device::sanitize(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,
+    case operation::repair:
+      return device::repair(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,
                               is_last, stream);
     case operation::encode:
       return device::encode(temp, bytes, bin, n, reinterpret_cast<char8_t*>(out), summary, policy,

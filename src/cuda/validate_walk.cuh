@@ -1,5 +1,5 @@
 // The launches of the validate kernels: kern::validate_screen_kernel for device::validate, and
-// kern::validate_kernel for device::sanitize (whose copying pass it is) and as validate's former
+// kern::validate_kernel for device::repair (whose copying pass it is) and as validate's former
 // walk (detail::validate_planes, kept for A/B measurements): every resident warp walks one
 // contiguous run of segments.
 #pragma once

@@ -84,7 +84,7 @@ void board::gather_batch(task& t, std::size_t from, const worker_traits& w) {
 }
 
 // Nothing of the job can be claimed now: it is closed, being opened, or every piece it has is
-// taken. What gives it some again (opened, a chunk read, a run given back) calls may_claim.
+// taken. What gives it some again (opened, a chunk read, a piece run given back) calls may_claim.
 bool board::nothing_to_claim(const job& j) noexcept {
   if (j.closed_) return true;
   if (j.shape_ == job_shape::unopened) return j.opening_;
@@ -345,8 +345,8 @@ void board::fail(job& j, const piece_run& run, std::exception_ptr why, bool fata
     std::lock_guard lock(m_);
     j.unfinished_ -= run.count;
     j.failed_.emplace(run.first, job::failure{std::move(why), fatal});
-    // Its reader fails a stream with an empty run and reads no more; a worker's failure (a part of a
-    // compressed file) leaves the reader to see the job closed.
+    // Its reader fails a stream with an empty piece run and reads no more; a worker's failure (a
+    // part of a compressed file) leaves the reader to see the job closed.
     if (j.shape_ == job_shape::chunks && run.count == 0) j.reading_ = false;
     wake = {idle_ != 0 || idle_cpu_ != 0, committer_waits_ && is_front(j)};
   }
@@ -410,7 +410,7 @@ front_event board::await_front() {
     if (const auto it = j.done_.find(j.committed_); it != j.done_.end()) {
       front_event e{front_event::kind::result, std::move(it->second), nullptr};
       j.done_.erase(it);
-      // The job's last run: the committer need not come back for its end.
+      // The job's last piece run: the committer need not come back for its end.
       e.last = j.shape_ != job_shape::unopened && j.complete_ && e.result.run.end() >= j.readable_ && !j.reading_;
       return e;
     }

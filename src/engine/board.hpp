@@ -1,14 +1,14 @@
 // The run board: every input of a run is a job, and a job's work comes in pieces — one for a file
 // read whole, many for a big file, as many as its reader cuts for a stream. Workers claim pieces in
 // input order; the calling thread commits them in input order, piece by piece, so the output and
-// the reports are those of each input run alone, whatever the mix of workers and whatever order
+// the reports are those of each input processed alone, whatever the mix of workers and whatever order
 // they finish in.
 //
 // Bounds: the job being committed (the front) may have work in flight up to `ahead` pieces past its
 // commit; the jobs behind it share a budget of `ahead` pieces in flight (a small input read whole
 // gives its piece back once opened and counts among at most `small_ahead` of them instead), and
 // at most `open_jobs` jobs are open at once (each may hold a descriptor), so memory and open files stay bounded
-// whatever the number of inputs. A worker that fails may give its run back (the GPU lanes under
+// whatever the number of inputs. A worker that fails may give its piece run back (the GPU lanes under
 // backend::auto_select do): the others then take its pieces. A job whose input cannot be read
 // fails alone: the pieces before the failure are committed, the rest dropped, and the run goes
 // on. Any other failure ends the run once every worker has stopped, after everything before it
@@ -34,20 +34,20 @@
 
 namespace gutf8::internal {
 
-// One run of pieces done: its outcome and its output, which stays valid until release() runs.
+// One piece run done: its outcome and its output, which stays valid until release() runs.
 struct run_result {
   piece_run run;
   piece_outcome outcome;                  // counts for the committer's stream core, unless `report`
-  std::span<const std::uint8_t> output;   // the run's output bytes
+  std::span<const std::uint8_t> output;   // the piece run's output bytes
   std::function<void()> release;          // hands the output's memory back, if set
   bool gpu = false;                       // a GPU lane did it
   bool accounted = false;                 // the worker accounted the bytes itself (a whole input or
                                           // one stream): outcome is not committed
-  std::unique_ptr<input_report> report;   // accounted jobs: the input's report, on its last run
+  std::unique_ptr<input_report> report;   // accounted jobs: the input's report, on its last piece run
   std::optional<text_edges> edges;        // a part of a compressed file: what lies outside the outcome
 };
 
-// Thrown by a worker that could not do a run and wants the others to do it instead.
+// Thrown by a worker that could not do a piece run and wants the others to do it instead.
 class run_given_back : public std::exception {
  public:
   explicit run_given_back(std::exception_ptr why) : why_(std::move(why)) {}
@@ -104,7 +104,7 @@ struct worker_traits {
   bool processes = true;          // processes pieces of jobs that GPU lanes alone may not take
   bool gpu = false;               // takes pieces of jobs marked gpu (a GPU lane)
   bool takes_given_back = true;   // not a worker whose outputs are bounded (a GPU lane): a given-back
-                                  // run before its own could keep them from ever being committed
+                                  // piece run before its own could keep them from ever being committed
   std::uint64_t run_pieces = 1;   // pieces taken at once from a pieces job
   // Small inputs read whole taken at once (engine/batches.hpp), with a separator byte each; 1: one.
   std::size_t batch_inputs = 1;
@@ -124,7 +124,7 @@ struct front_event {
   enum class kind : std::uint8_t { result, failed, complete } what = kind::complete;
   run_result result;        // kind::result
   std::exception_ptr why;   // kind::failed
-  bool last = false;        // kind::result: the job's last run (no kind::complete follows)
+  bool last = false;        // kind::result: the job's last piece run (no kind::complete follows)
 };
 
 struct board_limits {
@@ -140,7 +140,7 @@ class board {
  public:
   board(std::size_t inputs, const board_limits& limits, std::size_t workers, std::size_t takers);
   board(const board&) = delete;
-  // The workers (and of them, those that take given-back runs), before any has started.
+  // The workers (and of them, those that take given-back piece runs), before any has started.
   void set_workers(std::size_t workers, std::size_t takers);
   board& operator=(const board&) = delete;
 
@@ -156,8 +156,8 @@ class board {
               std::uint64_t bytes = 0);
   // The opener could not open or classify the input: the job fails before its first piece.
   void open_failed(job& j, std::exception_ptr why);
-  // A run for a worker that only helps while it waits (a stream's reader): runs only, no opens,
-  // no waiting.
+  // A piece run for a worker that only helps while it waits (a stream's reader): piece runs only,
+  // no opens, no waiting.
   std::optional<task> try_claim(const worker_traits& w);
   // A stream's reader: claims the next chunk to read (waiting, or doing `help` meanwhile, while
   // the budget is spent); false once the job is closed or the run cancelled.
@@ -169,15 +169,15 @@ class board {
   // opened(j, whole, 1, 0, false, bytes) and publish(j, r) at once: a small input's opener did it.
   void opened_whole(job& j, run_result&& r, std::uint64_t bytes);
   void give_back(job& j, const piece_run& run);
-  // A failure at `run` of job j (run.count may be 0): fatal = false, the input cannot be read and
-  // the job fails there while the run goes on; fatal = true, the run ends there.
+  // A failure at piece run `run` of job j (run.count may be 0): fatal = false, the input cannot be
+  // read and the job fails there while the run goes on; fatal = true, the run ends there.
   void fail(job& j, const piece_run& run, std::exception_ptr why, bool fatal);
   // A failure of no job's (a GPU lane could not start under backend::cuda): the run ends.
   void fail_run(std::exception_ptr why);
   void worker_ended(const worker_traits& w);
 
   // ----------------------------------------------------------------- committer ----
-  // Waits for the front job's next run, its failure or its end; the front job is the first input
+  // Waits for the front job's next piece run, its failure or its end; the front job is the first input
   // not yet finished (finish_front moves on). Rethrows a run failure.
   front_event await_front();
   [[nodiscard]] job& front();
@@ -241,7 +241,7 @@ class board {
   std::size_t small_in_flight_ = 0;        // small jobs behind the front (job::small_)
   std::size_t working_;                    // workers whose threads have not ended
   std::size_t holding_ = 0;                // jobs that hold a descriptor
-  std::size_t takers_;                     // working workers that take given-back runs
+  std::size_t takers_;                     // working workers that take given-back piece runs
   bool cancelled_ = false;
   std::exception_ptr run_failure_;
 };

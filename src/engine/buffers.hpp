@@ -1,4 +1,4 @@
-// Memory that outlives a worker's run: a run's output lives until it is committed, while the worker
+// Memory that outlives a worker's piece run: its output lives until it is committed, while the worker
 // goes on with the next.
 #pragma once
 
@@ -18,7 +18,7 @@ using owned_bytes = std::unique_ptr<std::uint8_t, void (*)(std::uint8_t*)>;
 owned_bytes ordinary_bytes(std::size_t n);
 owned_bytes pinned_bytes(std::size_t n);  // page-locked; throws gutf8::error(out_of_memory)
 
-// Output memory of one run that lives until it is committed (the function owns it and hands it
+// Output memory of one piece run that lives until it is committed (the function owns it and hands it
 // back); none for 0 bytes.
 std::pair<std::uint8_t*, std::function<void()>> fresh_output(std::size_t bytes);
 

@@ -118,7 +118,7 @@ class part_worker {
 void read_parts(const run_context& ctx, job& j, compressed_input& in, std::uint64_t& k,
                 const std::function<bool()>& help);
 
-// Outputs in a compressed format: each run's output becomes members of its own (one a worker,
+// Outputs in a compressed format: each piece run's output becomes members of its own (one a worker,
 // so that the work is parallel); their concatenation in order is one valid file of the format.
 class output_packer {
  public:
@@ -127,7 +127,7 @@ class output_packer {
   std::vector<std::uint8_t> pack(std::span<const std::uint8_t> text);
   // One member of no text: what an input without output gives, so that its output is a file too.
   std::vector<std::uint8_t> empty();
-  // The run's output replaced by its members (its memory handed back).
+  // The piece run's output replaced by its members (its memory handed back).
   void pack(run_result& r);
 
  private:

@@ -25,7 +25,7 @@ class histogram_parts {
   std::map<std::size_t, std::vector<std::uint64_t>> parts_;
 };
 
-// What a job's reader posts for run k, taken by the worker that claimed run k.
+// What a job's reader posts for piece run k, taken by the worker that claimed it.
 template <class T>
 class numbered_slots {
  public:

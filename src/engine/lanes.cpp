@@ -76,7 +76,7 @@ void gpu_lane::build() {
       lane_.shape = shape;
       lane_.processor = make_gpu_processor(opt, make_cpu_processor(1));
       lane_.input = pinned_bytes(shape.input_bytes);
-      // Two outputs: one being written by the committer while the next run fills the other.
+      // Two outputs: one being written by the committer while the next piece run fills the other.
       if (shape.output_bytes != 0) lane_.outputs = std::make_unique<output_pool>(shape.output_bytes, 2, pinned_bytes);
       if (config_.cache) lane_cache::count_built(*config_.cache);
     }
@@ -167,7 +167,7 @@ run_result gpu_lane::process_run(job& j, const piece_run& run) {
   return r;
 }
 
-// The processor counts since it was built: this run's part.
+// The processor counts since it was built: this piece run's part.
 stream_timings gpu_lane::timings() const {
   return lane_.processor ? counters_since(lane_.processor->timings(), timings_before_) : stream_timings{};
 }

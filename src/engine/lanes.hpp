@@ -1,8 +1,8 @@
 // GPU lanes: a thread that drives one GPU through its CUDA block processor (codec/gpu_backend.hpp,
-// whose two CUDA streams overlap copies and kernels inside a run), taking a run of many pieces of a
-// big input at once into page-locked memory (filled by pread on a few threads), or one chunk of a
-// stream, or one small input. Two or three lanes a GPU, so that one fills its buffer while
-// another's run is on the GPU. A lane builds its resources (or takes an idle lane's from a
+// whose two CUDA streams overlap copies and kernels inside a piece run), taking a piece run of
+// many pieces of a big input at once into page-locked memory (filled by pread on a few threads),
+// or one chunk of a stream, or one small input. Two or three lanes a GPU, so that one fills its buffer while
+// another's piece run is on the GPU. A lane builds its resources (or takes an idle lane's from a
 // gutf8::gpu_lane_cache) on its own thread when it first gets work, while the CPU workers run.
 #pragma once
 
@@ -25,7 +25,7 @@ namespace gutf8::internal {
 void add_counters(stream_timings& sum, const stream_timings& t);
 stream_timings counters_since(const stream_timings& now, const stream_timings& before);
 
-// What a GPU lane builds before its first run (its CUDA processor and page-locked buffers), and
+// What a GPU lane builds before its first piece run (its CUDA processor and page-locked buffers), and
 // the shape another run's lane must ask for to take it over (gutf8::gpu_lane_cache).
 struct lane_shape {
   int device = 0;
@@ -56,10 +56,10 @@ struct gpu_lane_config {
   std::uint64_t run_pieces = 32;
   unsigned fill_threads = 6;       // threads that fill the page-locked input
   std::uint64_t device_memory_limit = 0;
-  bool give_back = true;           // failures hand the run to the CPU workers (backend::auto_select)
-  bool eager = false;              // builds its resources at its thread's start, not at its first run
+  bool give_back = true;           // failures hand the piece run to the CPU workers (backend::auto_select)
+  bool eager = false;              // builds its resources at its thread's start, not at its first piece run
   std::shared_ptr<gpu_lane_cache> cache;  // lanes to take over and to keep (run_config::gpu_lanes)
-  // Tests: runs before each run on the lane's thread; what it throws stands for a GPU fault.
+  // Tests: runs before each piece run on the lane's thread; what it throws stands for a GPU fault.
   std::function<void(const job&, const piece_run&)> before_run;
 };
 
@@ -88,7 +88,7 @@ class gpu_lane final : public worker {
   worker_traits traits_;
   gpu_lane_config config_;
   lane_resources lane_;
-  stream_timings timings_before_;  // the processor's, when this run took it
+  stream_timings timings_before_;  // the processor's, when this piece run took it
   bool built_ = false;
   bool keep_ = false;              // built, and nothing has thrown since
   std::uint64_t bytes_ = 0;

@@ -59,13 +59,13 @@ struct piece_run {
   [[nodiscard]] std::uint64_t window_end(const piece_plan& plan) const noexcept { return plan.window_end(end() - 1); }
 };
 
-// Processes the pieces of `run` from their window (the input's bytes [run.window_begin(plan),
+// Processes the pieces of piece run `run` from their window (the input's bytes [run.window_begin(plan),
 // run.window_end(plan))) with processor, which must not be shared with another thread. Only stats counts the newlines of
 // every piece: that doubles the work of validating ASCII, and the other operations need them just
 // to place the first error, so stream_core::commit's caller counts the lines before that piece then
 // (set_lines_before). The facts about the piece's own first error are always found.
 // out: room for output_width(op) * (window bytes) + 3 bytes (none for validate and stats).
-// histogram: stats only, 0x110000 counters to add the run's code points to, or null.
+// histogram: stats only, 0x110000 counters to add the piece run's code points to, or null.
 piece_outcome process_pieces(block_processor& processor, operation op, error_policy policy,
                              const piece_plan& plan, const piece_run& run, const std::uint8_t* window,
                              std::uint8_t* out, std::uint64_t* histogram = nullptr);

@@ -47,7 +47,7 @@ error error_of(const std::exception_ptr& why) {
   }
 }
 
-// The commit of one input: its runs in order into a stream core (pieces, chunks) or as they were
+// The commit of one input: its piece runs in order into a stream core (pieces, chunks) or as they were
 // accounted by the worker (a whole input, one stream), then its report to the observer.
 class job_commit {
  public:

@@ -2,7 +2,7 @@
 //   cpu_worker  one CPU thread: opens inputs, reads streams and small files, and (unless the GPU
 //               does the codec's work, backend::cuda) processes one piece at a time, scanned in
 //               place or from a small buffer by a single-thread CPU block processor;
-//   gpu_lane    (engine/lanes.hpp) a thread that drives one GPU: runs of many pieces at once.
+//   gpu_lane    (engine/lanes.hpp) a thread that drives one GPU: piece runs of many pieces.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +32,7 @@ enum class worker_event : std::uint8_t {
 };
 
 struct run_hooks {
-  // On a worker's thread after a run is processed, before it is published: tests delay workers
+  // On a worker's thread after a piece run is processed, before it is published: tests delay workers
   // here to force orders of completion.
   std::function<void(const worker&, const job&, const piece_run&)> before_publish;
   // On a worker's thread, outside the board's lock, after each worker_event.
@@ -61,16 +61,16 @@ class worker {
   // Where it opens inputs (CPU workers): what it keeps from one open to the next.
   [[nodiscard]] opener_state& opener() noexcept { return opener_; }
   [[nodiscard]] virtual const worker_traits& traits() const noexcept = 0;
-  // On the worker's own thread, before its first run. A run_given_back keeps the worker out of the
+  // On the worker's own thread, before its first piece run. A run_given_back keeps the worker out of the
   // run; any other failure ends the run.
   virtual void start() {}
-  // Processes a run of job j's pieces; throws run_given_back to let the others do it (and stops
+  // Processes piece run `run` of job j; throws run_given_back to let the others do it (and stops
   // this worker), gutf8::error(io_failure) when the job's input cannot be read.
   virtual run_result process(job& j, const piece_run& run) = 0;
   // Whole jobs claimed at once (traits().batch_inputs > 1): one result a job, in order; throws as
   // process does, for all of them. Unless overridden, each job alone.
   virtual std::vector<run_result> process_batch(std::span<job* const> jobs);
-  // The run's output compressed as the plan says (engine/compressed.hpp), on this worker's thread,
+  // The piece run's output compressed as the plan says (engine/compressed.hpp), on this worker's thread,
   // before it is published.
   void pack_output(run_result& r);
 
@@ -107,7 +107,7 @@ void work(worker& w, const run_context& run);
 run_result process_whole(block_processor& processor, std::span<const std::uint8_t> data, const run_config& config);
 piece_outcome process_chunk(block_processor& processor, const run_config& config, const chunk& c,
                             std::uint8_t* out, std::uint64_t* histogram);
-// Room a run's output needs: output_width(op) bytes an input byte of its window, and 3 more.
+// Room a piece run's output needs: output_width(op) bytes an input byte of its window, and 3 more.
 std::size_t output_room(operation op, std::uint64_t window);
 
 }  // namespace gutf8::internal

@@ -64,19 +64,19 @@ inline testing::AssertionResult same(const outcome& got, const outcome& want) {
 }
 
 inline constexpr operation utf8_operations[] = {operation::validate, operation::stats, operation::decode,
-                                                operation::sanitize};
+                                                operation::repair};
 inline constexpr error_policy policies[] = {error_policy::strict, error_policy::replace, error_policy::drop};
 // Every operation with every policy it distinguishes (validate and stats never stop).
 inline constexpr std::pair<operation, error_policy> operations_and_policies[] = {
     {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
     {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
-    {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::strict},
-    {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
+    {operation::decode, error_policy::drop},     {operation::repair, error_policy::strict},
+    {operation::repair, error_policy::replace}, {operation::repair, error_policy::drop},
     {operation::encode, error_policy::strict},   {operation::encode, error_policy::replace},
     {operation::encode, error_policy::drop}};
 
 inline const char* name(operation op) {
-  constexpr const char* names[] = {"validate", "decode", "encode", "sanitize", "stats"};
+  constexpr const char* names[] = {"validate", "decode", "encode", "repair", "stats"};
   return names[static_cast<int>(op)];
 }
 inline const char* name(error_policy p) {
@@ -107,9 +107,9 @@ inline outcome one_shot(operation op, error_policy p, const std::string& in, con
       take(buffer, encode(bytes(in), std::span(buffer), p, opt), 1);
       break;
     }
-    case operation::sanitize: {
-      std::u8string buffer(max_sanitized_size(in.size()), u8'\0');
-      take(buffer, sanitize(bytes(in), std::span(buffer), p, opt), 1);
+    case operation::repair: {
+      std::u8string buffer(max_repaired_size(in.size()), u8'\0');
+      take(buffer, repair(bytes(in), std::span(buffer), p, opt), 1);
       break;
     }
   }
@@ -190,8 +190,8 @@ inline void expect_reference(operation op, error_policy p, const std::string& in
   if (op == operation::decode)
     EXPECT_TRUE(same_bytes(
         o.out, std::string(reinterpret_cast<const char*>(e.decoded.data()), 4 * e.decoded.size())));
-  else if (op == operation::sanitize)
-    EXPECT_TRUE(same_bytes(o.out, e.sanitized));
+  else if (op == operation::repair)
+    EXPECT_TRUE(same_bytes(o.out, e.repaired));
   else
     EXPECT_TRUE(o.out.empty());
   if (op == operation::stats) {

@@ -144,7 +144,7 @@ TEST(SettleBatch, OnlyValidateWithoutAnErrorList) {
   EXPECT_TRUE(internal::batch_settles(c));
   c.stream.max_listed_errors = 10;
   EXPECT_FALSE(internal::batch_settles(c));
-  for (const operation op : {operation::stats, operation::decode, operation::sanitize, operation::encode}) {
+  for (const operation op : {operation::stats, operation::decode, operation::repair, operation::encode}) {
     c = validate_config();
     c.stream.operation = op;
     EXPECT_FALSE(internal::batch_settles(c)) << name(op);

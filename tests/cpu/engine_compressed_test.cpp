@@ -121,7 +121,7 @@ class EngineCompressed : public testing::TestWithParam<cz::format> {};
 TEST_P(EngineCompressed, EveryOperationEqualsOneShotOfTheText) {
   const cz::format f = GetParam();
   auto g = rng(71 + static_cast<int>(f));
-  for (const operation op : {operation::validate, operation::decode, operation::encode, operation::sanitize}) {
+  for (const operation op : {operation::validate, operation::decode, operation::encode, operation::repair}) {
     for (const std::string& text : texts(g, op)) {
       for (const auto& [count, own] : {std::pair{1, false}, {3, false}, {4, true}}) {
         const std::string compressed = members(f, text, count, own);
@@ -163,7 +163,7 @@ TEST_P(EngineCompressed, CorruptAndTruncatedInputsFailAlone) {
   const std::string good = members(f, text, 2, false);
   const std::string truncated = good.substr(0, good.size() - 7);
   const temp_file a(truncated), b(good);
-  for (const operation op : {operation::validate, operation::sanitize}) {
+  for (const operation op : {operation::validate, operation::repair}) {
     const kept_run r = run_inputs({input::file(a.path()), input::file(b.path())}, config_for(op, error_policy::replace, 1021));
     ASSERT_TRUE(r.by_input.at(0).failure);
     EXPECT_EQ(r.by_input.at(0).code, errc::io_failure);
@@ -180,11 +180,11 @@ TEST_P(EngineCompressed, CompressedOutputsDecompressWithTheTool) {
   for (const std::string& text : {random_text(g, 20011, 0.01), std::string()}) {
     const std::string compressed = members(cz::format::gzip, text, text.empty() ? 1 : 3, true);
     for (const std::uint64_t chunk : {std::uint64_t{61}, std::uint64_t{65539}}) {
-      run_config c = config_for(operation::sanitize, error_policy::replace, chunk);
+      run_config c = config_for(operation::repair, error_policy::replace, chunk);
       c.compress_output.format = static_cast<compression>(f);
       const temp_file plain(text), packed(compressed);
       const kept_run r = run_inputs({input::file(plain.path()), input::file(packed.path())}, c);
-      const std::string want = one_shot(operation::sanitize, error_policy::replace, text).out;
+      const std::string want = one_shot(operation::repair, error_policy::replace, text).out;
       for (std::size_t i = 0; i < 2; ++i) {
         const auto verdict = test::compress::tool_decompress(f, r.by_input.at(i).out);
         EXPECT_TRUE(verdict.ok) << "input " << i << ", chunks of " << chunk;

@@ -440,14 +440,14 @@ TEST(Engine, ObserverEndsTheRun) {
   const temp_file f(in);
   kept_run kept;
   kept.keep_going = [](std::size_t, const std::string& out) { return out.size() < 2000; };
-  run_config c = config_for(operation::sanitize, error_policy::replace, 512);
+  run_config c = config_for(operation::repair, error_policy::replace, 512);
   c.stream.backend.threads = 3;
   const run_report r = internal::run_engine(std::vector{input::file(f.path()), input::file(f.path())}, c, kept, {});
   EXPECT_TRUE(r.ended_early);
   ASSERT_TRUE(kept.by_input[0].report);
   const std::uint64_t done = kept.by_input[0].report->stats.input.bytes;
   EXPECT_LT(done, in.size());
-  EXPECT_EQ(kept.by_input[0].out, one_shot(operation::sanitize, error_policy::replace, in.substr(0, done)).out);
+  EXPECT_EQ(kept.by_input[0].out, one_shot(operation::repair, error_policy::replace, in.substr(0, done)).out);
   EXPECT_FALSE(kept.by_input.contains(1));
 }
 
@@ -482,12 +482,12 @@ TEST(Engine, GpuLaneCacheIdleWithoutGpuLanes) {
   auto g = rng(60);
   const std::string in = random_text(g, 90001, 0.001);
   const temp_file f(in);
-  run_config c = config_for(operation::sanitize, error_policy::replace, std::size_t{2} << 20);
+  run_config c = config_for(operation::repair, error_policy::replace, std::size_t{2} << 20);
   c.stream.backend.threads = 2;
   c.gpu_lanes = std::make_shared<gpu_lane_cache>(2);
   kept_run kept;
   const run_report r = run(std::vector{input::file(f.path())}, c, kept);
-  EXPECT_TRUE(same(got_of(kept, 0), one_shot(operation::sanitize, error_policy::replace, in)));
+  EXPECT_TRUE(same(got_of(kept, 0), one_shot(operation::repair, error_policy::replace, in)));
   EXPECT_EQ(r.cpu_bytes, in.size());
   EXPECT_EQ(r.gpu_bytes, 0u);
   EXPECT_EQ(c.gpu_lanes->idle(), 0u);

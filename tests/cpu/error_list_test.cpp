@@ -134,7 +134,7 @@ TEST(ErrorList, PoliciesAndOperations) {
   const auto all = expected_units(s);
   ASSERT_EQ(all.size(), 5u);  // FF, C3, and ED A0 80 is three
   const auto one_chunk = [] { return std::size_t{5}; };
-  for (const auto op : {operation::decode, operation::sanitize}) {
+  for (const auto op : {operation::decode, operation::repair}) {
     // A strict transcode stops at the first unit: that is the only one it can list.
     EXPECT_EQ(streamed_units(s, op, error_policy::strict, 10, one_chunk), expected_units(s, 1));
     EXPECT_EQ(streamed_units(s, op, error_policy::replace, 10, one_chunk), all);

@@ -94,9 +94,9 @@ TEST(Policies, StrictReplaceDrop) {
   EXPECT_EQ(gutf8::decode(in, error_policy::drop, &info), U"abcd");
   EXPECT_EQ(info.errors, 2u);
   EXPECT_EQ(info.bytes, in.size());
-  EXPECT_EQ(str(gutf8::sanitize(in, error_policy::replace)), str(u8"ab\uFFFDcd\uFFFD"));
-  EXPECT_EQ(str(gutf8::sanitize(in, error_policy::drop)), str(u8"abcd"));
-  EXPECT_EQ(str(gutf8::sanitize(in, error_policy::strict, &info)), str(u8"ab"));
+  EXPECT_EQ(str(gutf8::repair(in, error_policy::replace)), str(u8"ab\uFFFDcd\uFFFD"));
+  EXPECT_EQ(str(gutf8::repair(in, error_policy::drop)), str(u8"abcd"));
+  EXPECT_EQ(str(gutf8::repair(in, error_policy::strict, &info)), str(u8"ab"));
   EXPECT_EQ(info.bytes, 2u);
 }
 

@@ -225,14 +225,14 @@ TEST(RoundTrip, EncodeThenDecode) {
   }
 }
 
-TEST(RoundTrip, SanitizedIsValidAndIdempotent) {
+TEST(RoundTrip, RepairedIsValidAndIdempotent) {
   auto g = rng(7);
   for (const std::size_t size : sizes(g)) {
     const std::string text = random_text(g, size, 0.1);
     for (const error_policy p : {error_policy::replace, error_policy::drop}) {
-      const std::string clean = str(gutf8::sanitize(text, p));
+      const std::string clean = str(gutf8::repair(text, p));
       EXPECT_TRUE(gutf8::validate(bytes(clean)).valid());
-      EXPECT_EQ(str(gutf8::sanitize(clean, p)), clean);
+      EXPECT_EQ(str(gutf8::repair(clean, p)), clean);
     }
   }
 }
@@ -248,7 +248,7 @@ TEST(Threads, SplitBlocksEqualOneThread) {
     const std::string in =
         round % 3 == 0 ? adversarial(g, size) : random_text(g, size, round % 2 ? 0.001 : 0.05);
     for (const operation op :
-         {operation::validate, operation::stats, operation::decode, operation::sanitize, operation::encode})
+         {operation::validate, operation::stats, operation::decode, operation::repair, operation::encode})
       for (const error_policy p : policies) {
         const outcome single = on_threads(op, p, in, 1, tiny);
         expect_reference(op, p, in, single);
@@ -265,7 +265,7 @@ TEST(Threads, SplitBlocksEqualOneThread) {
 TEST(Threads, LargeInputThroughPublicApi) {
   auto g = rng(9);
   const std::string in = random_text(g, (1u << 20) + (3u << 18) + 12345, 0.0005);
-  for (const operation op : {operation::validate, operation::stats, operation::decode, operation::sanitize})
+  for (const operation op : {operation::validate, operation::stats, operation::decode, operation::repair})
     for (const error_policy p : policies) {
       options one;
       one.threads = 1;

@@ -38,7 +38,7 @@ streamed_result streamed(operation op, error_policy p, const std::string& in,
 std::vector<std::pair<operation, error_policy>> cases() {
   std::vector<std::pair<operation, error_policy>> c{{operation::validate, error_policy::strict},
                                                     {operation::stats, error_policy::strict}};
-  for (const operation op : {operation::decode, operation::sanitize, operation::encode})
+  for (const operation op : {operation::decode, operation::repair, operation::encode})
     for (const error_policy p : policies) c.emplace_back(op, p);
   return c;
 }

@@ -5,7 +5,7 @@
 // every recorded finding (tests/fuzz/corpus/<target>/) in the ordinary test suite.
 //
 // Oracles: tests/support/reference.hpp (UTF-8 units, Tables 3-7/3-8) for validate / stats /
-// decode / sanitize, plus the error kind and UTF-32 encoder written below from the SPEC and
+// decode / repair, plus the error kind and UTF-32 encoder written below from the SPEC and
 // include/gutf8/types.hpp. Nothing here calls library code to compute an expectation.
 #pragma once
 
@@ -228,11 +228,11 @@ inline outcome run_one_shot(operation op, error_policy p, bytes_view in) {
       break;
     }
     case operation::encode:
-    case operation::sanitize: {
-      const std::size_t room = op == operation::encode ? max_encoded_size(in.size()) : max_sanitized_size(in.size());
+    case operation::repair: {
+      const std::size_t room = op == operation::encode ? max_encoded_size(in.size()) : max_repaired_size(in.size());
       std::vector<char8_t> buf(room + 1);
       const transcode_result r = op == operation::encode ? encode(b, std::span(buf).first(room), p, opt)
-                                                         : sanitize(b, std::span(buf).first(room), p, opt);
+                                                         : repair(b, std::span(buf).first(room), p, opt);
       o.out.assign(reinterpret_cast<const char*>(buf.data()), r.written);
       o.stats.input = r.input;
       break;
@@ -242,7 +242,7 @@ inline outcome run_one_shot(operation op, error_policy p, bytes_view in) {
 }
 
 inline const char* name(operation op) {
-  constexpr const char* names[] = {"validate", "decode", "encode", "sanitize", "stats"};
+  constexpr const char* names[] = {"validate", "decode", "encode", "repair", "stats"};
   return names[static_cast<int>(op)];
 }
 inline const char* name(error_policy p) {
@@ -264,8 +264,8 @@ inline std::vector<cpu::isa> isa_levels() {
 inline constexpr std::pair<operation, error_policy> utf8_cases[] = {
     {operation::validate, error_policy::replace}, {operation::stats, error_policy::replace},
     {operation::decode, error_policy::strict},    {operation::decode, error_policy::replace},
-    {operation::decode, error_policy::drop},      {operation::sanitize, error_policy::strict},
-    {operation::sanitize, error_policy::replace}, {operation::sanitize, error_policy::drop},
+    {operation::decode, error_policy::drop},      {operation::repair, error_policy::strict},
+    {operation::repair, error_policy::replace}, {operation::repair, error_policy::drop},
 };
 inline constexpr error_policy all_policies[] = {error_policy::strict, error_policy::replace, error_policy::drop};
 
@@ -307,7 +307,7 @@ inline std::string check_utf8(bytes_view in) {
   const auto check = [&](const std::string& where, operation op, error_policy p, const outcome& o) {
     const ref::expected& e = want[static_cast<int>(p)];
     const std::string what = where + " " + name(op) + " " + name(p);
-    const bool stops = p == error_policy::strict && (op == operation::decode || op == operation::sanitize);
+    const bool stops = p == error_policy::strict && (op == operation::decode || op == operation::repair);
     summary s;
     s.bytes = stops ? e.strict_bytes : in.size();
     s.errors = stops ? std::min<std::uint64_t>(e.errors, 1) : e.errors;
@@ -316,8 +316,8 @@ inline std::string check_utf8(bytes_view in) {
     if (op == operation::decode) {
       r.bytes_eq(what + " output", o.out,
                  std::string(reinterpret_cast<const char*>(e.decoded.data()), 4 * e.decoded.size()));
-    } else if (op == operation::sanitize) {
-      r.bytes_eq(what + " output", o.out, e.sanitized);
+    } else if (op == operation::repair) {
+      r.bytes_eq(what + " output", o.out, e.repaired);
     } else {
       r.eq(what + " output bytes", o.out.size(), std::size_t{0});
     }
@@ -388,13 +388,13 @@ inline std::string check_encode(bytes_view in) {
   }
 
   // Round trip 1: valid UTF-8 through decode then encode.
-  const ref::expected repaired = ref::expect(in, ref::policy::replace);
-  const std::string& text = repaired.sanitized;
+  const ref::expected replaced = ref::expect(in, ref::policy::replace);
+  const std::string& text = replaced.repaired;
   const outcome decoded = run_one_shot(operation::decode, error_policy::strict, as_view(text));
   r.eq("round trip: valid text decodes without error", decoded.stats.input.errors, std::uint64_t{0});
   r.bytes_eq("round trip: decode of valid text",
              decoded.out,
-             std::string(reinterpret_cast<const char*>(repaired.decoded.data()), 4 * repaired.decoded.size()));
+             std::string(reinterpret_cast<const char*>(replaced.decoded.data()), 4 * replaced.decoded.size()));
   const outcome back = run_one_shot(operation::encode, error_policy::strict, as_view(decoded.out));
   r.eq("round trip: re-encode errors", back.stats.input.errors, std::uint64_t{0});
   r.bytes_eq("round trip: decode then encode", back.out, text);

@@ -57,7 +57,7 @@ struct outcome {
 };
 
 const char* name(operation op) {
-  constexpr const char* names[] = {"validate", "decode", "encode", "sanitize", "stats"};
+  constexpr const char* names[] = {"validate", "decode", "encode", "repair", "stats"};
   return names[static_cast<int>(op)];
 }
 const char* name(error_policy p) {
@@ -86,11 +86,11 @@ outcome one_shot(operation op, error_policy p, const std::string& in, const opti
       o.stats.input = r.input;
       break;
     }
-    case operation::sanitize:
+    case operation::repair:
     case operation::encode: {
-      std::vector<char8_t> buf(op == operation::encode ? max_encoded_size(in.size()) : max_sanitized_size(in.size()));
+      std::vector<char8_t> buf(op == operation::encode ? max_encoded_size(in.size()) : max_repaired_size(in.size()));
       const transcode_result r =
-          op == operation::encode ? encode(b, std::span(buf), p, opt) : sanitize(b, std::span(buf), p, opt);
+          op == operation::encode ? encode(b, std::span(buf), p, opt) : repair(b, std::span(buf), p, opt);
       o.out.assign(reinterpret_cast<const char*>(buf.data()), r.written);
       o.stats.input = r.input;
       break;
@@ -155,8 +155,8 @@ cudaError_t call(operation op, error_policy p, void* temp, std::size_t& temp_byt
     case operation::decode:
       return device::decode(temp, temp_bytes, in, n, static_cast<char32_t*>(out), s, p, last,
                             variant ? device::decoder::staged : device::decoder::fused);
-    case operation::sanitize:
-      return device::sanitize(temp, temp_bytes, in, n, static_cast<char8_t*>(out), s, p, last);
+    case operation::repair:
+      return device::repair(temp, temp_bytes, in, n, static_cast<char8_t*>(out), s, p, last);
     case operation::encode:
       return device::encode(temp, temp_bytes, in, n, static_cast<char8_t*>(out), s, p, last,
                             variant ? device::encoder::compact : device::encoder::fused);
@@ -183,7 +183,7 @@ outcome device_run(device_workspace& ws, operation op, error_policy p, const std
     pos += take;
     const std::size_t m = call_input.size();
     const std::size_t out_bytes = op == operation::decode     ? 4 * m
-                                  : op == operation::sanitize ? 3 * m
+                                  : op == operation::repair ? 3 * m
                                   : op == operation::encode   ? m + 3
                                                               : 0;
     device_workspace::grow(ws.in, m);
@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
     gpu_opt.device = cfg.device;
     std::optional<device_workspace> ws;
     if (!cfg.dry_run) ws.emplace();
-    constexpr operation ops[] = {operation::validate, operation::stats, operation::decode, operation::sanitize,
+    constexpr operation ops[] = {operation::validate, operation::stats, operation::decode, operation::repair,
                                  operation::encode};
     constexpr error_policy policies[] = {error_policy::strict, error_policy::replace, error_policy::drop};
     constexpr double rates[] = {0.0, 0.0001, 0.001, 0.01, 0.1, 0.5};

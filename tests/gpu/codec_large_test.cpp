@@ -21,7 +21,7 @@ TEST(GpuLarge, OneGiBMixedAgainstCpu) {
   workspace ws;
   EXPECT_TRUE(check(ws, op::validate, in, error_policy::replace, "1 GiB"));
   EXPECT_TRUE(check(ws, op::decode_fused, in, error_policy::replace, "1 GiB"));
-  EXPECT_TRUE(check(ws, op::sanitize, in, error_policy::drop, "1 GiB"));
+  EXPECT_TRUE(check(ws, op::repair, in, error_policy::drop, "1 GiB"));
 }
 
 // Inputs of some hundred tiles of CJK, emoji and ASCII text through decode_fused against the CPU

@@ -34,13 +34,13 @@ TEST(GpuRandom, ScriptsAndErrorRates) {
   }
 }
 
-// Sanitize repairs the lanes of a warp whose bytes change with the whole warp while there are at
-// most kern::sanitize_few_lanes of them, else lane by lane: warp w here has w % (few + 4) such
+// Repair fixes the lanes of a warp whose bytes change with the whole warp while there are at
+// most kern::repair_few_lanes of them, else lane by lane: warp w here has w % (few + 4) such
 // lanes (0 .. few + 3, around the threshold), each with one error of a varying kind in its
 // 32 bytes, in mixed-width text so that the lanes' output offsets take every alignment.
-TEST(GpuRandom, SanitizeChangedLanesAroundTheThreshold) {
+TEST(GpuRandom, RepairChangedLanesAroundTheThreshold) {
   GUTF8_REQUIRE_GPU();
-  constexpr std::size_t span = kern::sanitize_few_lanes + 4;
+  constexpr std::size_t span = kern::repair_few_lanes + 4;
   static_assert(span <= 32 && span <= 4 * kern::tile_warps);
   workspace ws;
   auto g = rng(4242);
@@ -56,7 +56,7 @@ TEST(GpuRandom, SanitizeChangedLanesAroundTheThreshold) {
   }
   for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
     for (error_policy p : policies)
-      EXPECT_TRUE(check(ws, op::sanitize, b, p, "changed lanes", misalign));
+      EXPECT_TRUE(check(ws, op::repair, b, p, "changed lanes", misalign));
 }
 
 TEST(GpuRandom, AllAsciiAndAllFourByte) {
@@ -284,13 +284,13 @@ TEST(GpuRandom, ValidateEveryScreenShape) {
   ws.screen.reset();
 }
 
-// Sanitize first copies aligned input while it validates it (warps walking runs of 1 KiB
+// Repair first copies aligned input while it validates it (warps walking runs of 1 KiB
 // segments, several a warp at these sizes) and its tile kernel works only where that pass found an
 // error unit. One workspace, so each call reuses the temporary storage of a call that did or did
 // not flag an error: valid text, then a single error at the first byte, in the middle, in the last
 // segment and in the input's last byte (the last segments are guarded), valid text again after
 // them, an incomplete sequence at the end (strict: an error; chunked: carried), and LFs.
-TEST(GpuRandom, SanitizeAfterCopyingPass) {
+TEST(GpuRandom, RepairAfterCopyingPass) {
   GUTF8_REQUIRE_GPU();
   workspace ws;
   auto g = rng(7100);
@@ -307,14 +307,14 @@ TEST(GpuRandom, SanitizeAfterCopyingPass) {
         bytes c = b;
         if (at < m) c[at] = byte;
         const std::string what = "copy pass, error at " + std::to_string(at);
-        for (error_policy p : policies) ASSERT_TRUE(check(ws, op::sanitize, c, p, what));
+        for (error_policy p : policies) ASSERT_TRUE(check(ws, op::repair, c, p, what));
       }
       bytes cut = b;
       cut.push_back(0xE4);
       cut.push_back(0xB8);
-      for (error_policy p : policies) ASSERT_TRUE(check(ws, op::sanitize, cut, p, "copy pass, cut sequence"));
-      const result chunked = ws.run_chunked(op::sanitize, cut, error_policy::replace, {m / 3, m + 1});
-      ASSERT_TRUE(same(chunked, cpu(op::sanitize, cut, error_policy::replace), "copy pass, chunked"));
+      for (error_policy p : policies) ASSERT_TRUE(check(ws, op::repair, cut, p, "copy pass, cut sequence"));
+      const result chunked = ws.run_chunked(op::repair, cut, error_policy::replace, {m / 3, m + 1});
+      ASSERT_TRUE(same(chunked, cpu(op::repair, cut, error_policy::replace), "copy pass, chunked"));
     }
   }
 }

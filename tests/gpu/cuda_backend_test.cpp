@@ -26,14 +26,14 @@ options with(backend b) {
 }
 
 constexpr operation all_ops[] = {operation::validate, operation::decode, operation::encode,
-                                 operation::sanitize, operation::stats};
+                                 operation::repair, operation::stats};
 
 const char* op_name(operation o) {
   switch (o) {
     case operation::validate: return "validate";
     case operation::decode: return "decode";
     case operation::encode: return "encode";
-    case operation::sanitize: return "sanitize";
+    case operation::repair: return "repair";
     case operation::stats: return "stats";
   }
   return "?";
@@ -117,7 +117,7 @@ std::vector<std::size_t> random_splits(std::mt19937_64& g, std::size_t count) {
 // -------------------------------------------------------------------- host API ----
 
 // The one-shot host API with `cu` against the CPU backend on UTF-8 text: validate, stats, and
-// decode and sanitize under every policy (output and summary).
+// decode and repair under every policy (output and summary).
 void expect_one_shot_utf8_equal(std::string_view sv, const options& cu) {
   const options cp = with(backend::cpu);
   EXPECT_EQ(validate(as_bytes(sv), cu), validate(as_bytes(sv), cp));
@@ -127,7 +127,7 @@ void expect_one_shot_utf8_equal(std::string_view sv, const options& cu) {
     summary a, b;
     EXPECT_TRUE(decode(sv, p, &a, cu) == decode(sv, p, &b, cp));
     EXPECT_EQ(a, b);
-    EXPECT_TRUE(sanitize(sv, p, &a, cu) == sanitize(sv, p, &b, cp));
+    EXPECT_TRUE(repair(sv, p, &a, cu) == repair(sv, p, &b, cp));
     EXPECT_EQ(a, b);
   }
 }
@@ -242,7 +242,7 @@ TEST(CudaBackend, StreamInvalidInputs) {
   GUTF8_REQUIRE_GPU();
   for (const bytes& t : special_utf8())
     for (std::size_t chunk : {1, 2, 3, 16, 4096})
-      for (operation oper : {operation::validate, operation::decode, operation::sanitize, operation::stats})
+      for (operation oper : {operation::validate, operation::decode, operation::repair, operation::stats})
         for (error_policy p : policies) {
           if ((oper == operation::validate || oper == operation::stats) && p != error_policy::replace) continue;
           expect_same_stream(oper, p, t, {chunk}, "special");
@@ -258,7 +258,7 @@ TEST(CudaBackend, FeedIntoPinnedBuffersEqualsFeed) {
   constexpr std::size_t chunk = std::size_t{1} << 20;
   host_buffer in(chunk, cu);
   EXPECT_TRUE(in.pinned());
-  for (operation oper : {operation::decode, operation::sanitize, operation::validate})
+  for (operation oper : {operation::decode, operation::repair, operation::validate})
     for (error_policy p : policies) {
       SCOPED_TRACE(std::string(op_name(oper)) + " " + name(p));
       stream_config c{oper, p, false, cu};
@@ -347,7 +347,7 @@ TEST(CudaBackend, MemoryLimitForcesSmallerSubBlocksEqualsCpu) {
   const options cu = limited(backend::cuda, small_limit), cp = with(backend::cpu);
   expect_one_shot_utf8_equal(sv, cu);
   for (std::size_t chunk : {std::size_t{2} << 20, std::size_t{8} << 20}) {
-    for (operation oper : {operation::validate, operation::decode, operation::sanitize, operation::encode}) {
+    for (operation oper : {operation::validate, operation::decode, operation::repair, operation::encode}) {
       SCOPED_TRACE(std::string(op_name(oper)) + " chunk " + std::to_string(chunk));
       const bytes& in = oper == operation::encode ? u : text;
       const stream_out gpu = run_stream(oper, error_policy::replace, in, {chunk}, cu);
@@ -378,7 +378,7 @@ TEST(CudaBackend, MemoryLimitBelowSmallestSubBlockIsOutOfMemory) {
   };
   expect_out_of_memory("validate", [&] { validate(as_bytes(sv), cu); });
   expect_out_of_memory("decode", [&] { decode(sv, error_policy::replace, nullptr, cu); });
-  expect_out_of_memory("sanitize", [&] { sanitize(sv, error_policy::drop, nullptr, cu); });
+  expect_out_of_memory("repair", [&] { repair(sv, error_policy::drop, nullptr, cu); });
   expect_out_of_memory("stream decode", [&] {
     stream s(stream_config{operation::decode, error_policy::replace, false, cu});
     std::vector<std::byte> out;

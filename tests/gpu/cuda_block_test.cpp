@@ -47,8 +47,8 @@ TEST(CudaBlockProcessor, StreamCoreInChunksEqualsCpu) {
     for (error_policy p : policies) {
       EXPECT_TRUE(same(run_stream_core(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p),
                        "stream core decode " + std::to_string(chunk)));
-      EXPECT_TRUE(same(run_stream_core(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p),
-                       "stream core sanitize " + std::to_string(chunk)));
+      EXPECT_TRUE(same(run_stream_core(operation::repair, p, text, chunk), cpu(op::repair, text, p),
+                       "stream core repair " + std::to_string(chunk)));
       EXPECT_TRUE(same(run_stream_core(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p),
                        "stream core encode " + std::to_string(chunk)));
     }
@@ -67,7 +67,7 @@ TEST(GpuSanitizerSweep, BlockProcessorSubBlocks) {
   const std::size_t chunk = 100000;
   const error_policy p = error_policy::replace;
   EXPECT_TRUE(same(run_stream_core(operation::decode, p, text, chunk), cpu(op::decode_fused, text, p), "sweep decode"));
-  EXPECT_TRUE(same(run_stream_core(operation::sanitize, p, text, chunk), cpu(op::sanitize, text, p), "sweep sanitize"));
+  EXPECT_TRUE(same(run_stream_core(operation::repair, p, text, chunk), cpu(op::repair, text, p), "sweep repair"));
   EXPECT_TRUE(same(run_stream_core(operation::encode, p, u, chunk), cpu(op::encode_fused, u, p), "sweep encode"));
   EXPECT_TRUE(validate_stream_core_equals_cpu(text, chunk, "sweep validate"));
 }

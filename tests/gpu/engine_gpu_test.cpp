@@ -134,8 +134,8 @@ void expect_same(const result& got, const result& want, const std::string& what)
 const std::pair<operation, error_policy> cases[] = {
     {operation::validate, error_policy::strict}, {operation::stats, error_policy::strict},
     {operation::decode, error_policy::strict},   {operation::decode, error_policy::replace},
-    {operation::decode, error_policy::drop},     {operation::sanitize, error_policy::replace},
-    {operation::sanitize, error_policy::drop},   {operation::encode, error_policy::replace},
+    {operation::decode, error_policy::drop},     {operation::repair, error_policy::replace},
+    {operation::repair, error_policy::drop},   {operation::encode, error_policy::replace},
     {operation::encode, error_policy::strict}};
 
 bytes input_for(std::mt19937_64& g, operation op, double rate, std::size_t size = (21u << 20) + 13) {
@@ -265,24 +265,24 @@ TEST(EngineGpu, FaultMidRunOfManyInputs) {
   auto g = rng(88);
   std::vector<std::unique_ptr<temp_file>> files;
   for (int k = 0; k < 12; ++k)
-    files.push_back(std::make_unique<temp_file>(input_for(g, operation::sanitize, 0.001, k % 3 == 0 ? (5u << 20) + k : 3000u + k)));
+    files.push_back(std::make_unique<temp_file>(input_for(g, operation::repair, 0.001, k % 3 == 0 ? (5u << 20) + k : 3000u + k)));
   std::vector<input> inputs;
   for (const auto& f : files) inputs.push_back(input::file(f->path()));
-  const auto want = run_all(inputs, config_of(operation::sanitize, error_policy::replace, backend::cpu, {}, 0, nullptr), cpu_only());
+  const auto want = run_all(inputs, config_of(operation::repair, error_policy::replace, backend::cpu, {}, 0, nullptr), cpu_only());
   setup s = small_runs();
   s.tuning.cpu_workers = 2;
   s.tuning.lane.before_run = [runs = std::make_shared<std::atomic<int>>(0)](const internal::job&, const piece_run&) {
     if ((*runs)++ >= 3) throw error(errc::device_failure, "planted GPU fault");
   };
-  const auto r = run_all(inputs, config_of(operation::sanitize, error_policy::replace, backend::auto_select, {}, 0, nullptr), s);
+  const auto r = run_all(inputs, config_of(operation::repair, error_policy::replace, backend::auto_select, {}, 0, nullptr), s);
   expect_same(*r, *want, "auto, a fault mid-run");
   s.tuning.cpu_workers.reset();
   auto got = std::make_unique<result>();
   try {
-    run_plan plan = plan_run(config_of(operation::sanitize, error_policy::replace, backend::cuda, {}, 0, nullptr));
+    run_plan plan = plan_run(config_of(operation::repair, error_policy::replace, backend::cuda, {}, 0, nullptr));
     plan.gpu_run_bytes = s.gpu_run_bytes;
     s.tuning.plan = plan;
-    internal::run_engine(inputs, config_of(operation::sanitize, error_policy::replace, backend::cuda, {}, 0, nullptr), *got, s.tuning);
+    internal::run_engine(inputs, config_of(operation::repair, error_policy::replace, backend::cuda, {}, 0, nullptr), *got, s.tuning);
     ADD_FAILURE() << "cuda: the planted fault did not end the run";
   } catch (const error& e) {
     EXPECT_EQ(e.code(), errc::device_failure);

@@ -29,7 +29,7 @@ enum class op {
   validate,
   decode_fused,
   decode_staged,
-  sanitize,
+  repair,
   encode_fused,
   encode_compact
 };
@@ -39,7 +39,7 @@ inline const char* name(op o) {
     case op::validate: return "validate";
     case op::decode_fused: return "decode_fused";
     case op::decode_staged: return "decode_staged";
-    case op::sanitize: return "sanitize";
+    case op::repair: return "repair";
     case op::encode_fused: return "encode_fused";
     case op::encode_compact: return "encode_compact";
   }
@@ -50,7 +50,7 @@ inline const char* name(error_policy p) {
 }
 inline bool is_encode(op o) { return o == op::encode_fused || o == op::encode_compact; }
 
-inline constexpr op utf8_ops[] = {op::validate, op::decode_fused, op::decode_staged, op::sanitize};
+inline constexpr op utf8_ops[] = {op::validate, op::decode_fused, op::decode_staged, op::repair};
 inline bool is_decode(op o) {
   return o == op::decode_fused || o == op::decode_staged;
 }
@@ -64,7 +64,7 @@ inline std::size_t max_out(op o, std::size_t n) {
     case op::validate: return 0;
     case op::decode_fused:
     case op::decode_staged: return 4 * n;
-    case op::sanitize: return 3 * n;
+    case op::repair: return 3 * n;
     default: return n + 3;
   }
 }
@@ -171,8 +171,8 @@ class workspace {
         case op::decode_staged:
         return device::decode(temp, temp_bytes, in, n, reinterpret_cast<char32_t*>(out_.data()), s,
                               p, is_last, variant_of(o));
-      case op::sanitize:
-        return device::sanitize(temp, temp_bytes, in, n, reinterpret_cast<char8_t*>(out_.data()), s,
+      case op::repair:
+        return device::repair(temp, temp_bytes, in, n, reinterpret_cast<char8_t*>(out_.data()), s,
                                 p, is_last);
       case op::encode_fused:
       case op::encode_compact:
@@ -207,9 +207,9 @@ inline result cpu(op o, std::span<const std::uint8_t> in, error_policy p) {
       if (t.written) std::memcpy(r.out.data(), out.data(), 4 * t.written);
       return r;
     }
-    case op::sanitize: {
-      std::vector<char8_t> out(max_sanitized_size(in.size()));
-      const transcode_result t = gutf8::sanitize(src, out, p, opt);
+    case op::repair: {
+      std::vector<char8_t> out(max_repaired_size(in.size()));
+      const transcode_result t = gutf8::repair(src, out, p, opt);
       r.sum = t.input;
       r.written = t.written;
       r.out.assign(reinterpret_cast<const std::uint8_t*>(out.data()),

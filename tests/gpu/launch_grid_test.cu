@@ -34,7 +34,7 @@ TEST(GpuLaunchGrid, OccupancyCachedPerKernel) {
   ASSERT_NE(light, heavy) << "the two kernels must differ for the check to mean anything";
   EXPECT_EQ(device::launch::blocks_per_sm<light_kernel>(), light);
   EXPECT_EQ(device::launch::blocks_per_sm<heavy_kernel>(), heavy);
-  // validate_kernel's variants, in the order of a process whose first call is a sanitize.
+  // validate_kernel's variants, in the order of a process whose first call is a repair.
   constexpr auto copying = kern::validate_kernel<true, true>;
   constexpr auto aligned = kern::validate_kernel<true, false>;
   constexpr auto unaligned = kern::validate_kernel<false, false>;

@@ -437,7 +437,7 @@ TEST_F(hostile, LoneLeadAtEveryChunkBoundary) {
       want_json += json_validate(name, s.size(), rep.errors, *rep.first_error, line, column,
                                  ref::reason_of(bytes, *first_bad));
       want_decode += utf32_of(rep.decoded);
-      want_drop += drop.sanitized;
+      want_drop += drop.repaired;
     }
     const auto with = [&](std::vector<std::string> args) {
       args.push_back("--chunk-size");

@@ -198,7 +198,7 @@ class DriverWithoutGpu(unittest.TestCase):
             {{ echo '{header}'
               echo "H,c,d,256,4000,ascii,0.0,validate,0.1,300$n,4400,0.9$n,4400"
               echo "H,c,d,256,4000,ascii,0.0,validate_planes,0.1,2000,4400,0.5,4400"
-              echo "H,c,d,256,4000,cjk,1.0,sanitize_replace,0.1,900,2000,0.6$n,4400"; }} > "$2/codec.csv"
+              echo "H,c,d,256,4000,cjk,1.0,repair_replace,0.1,900,2000,0.6$n,4400"; }} > "$2/codec.csv"
             """)
         env_path = f"{tools}:{os.environ['PATH']}"
         p = subprocess.run([sys.executable, str(DRIVER), str(self.out), "kernels", "--gpus", "1", "--bundle",
@@ -217,9 +217,9 @@ class DriverWithoutGpu(unittest.TestCase):
         self.assertIn("3 rounds; copy 4000, 4000, 4000 GB/s", table)
         ascii_row = next(line for line in table.splitlines() if line.startswith("validate ") and "0.0" in line)
         self.assertIn("92%*", ascii_row)  # the median of 0.91, 0.92, 0.93 meets the ASCII target 0.90
-        sanitize_row = next(line for line in table.splitlines() if line.startswith("sanitize_replace"))
-        self.assertIn("62%", sanitize_row)
-        self.assertNotIn("62%*", sanitize_row)  # 0.62 < the target 0.65 at 1 %
+        repair_row = next(line for line in table.splitlines() if line.startswith("repair_replace"))
+        self.assertIn("62%", repair_row)
+        self.assertNotIn("62%*", repair_row)  # 0.62 < the target 0.65 at 1 %
         self.assertIn("3002 1.50", table)  # validate against the former walk in the same rounds
         self.assertEqual(sorted(f.name for f in self.out.glob("codec_r*.csv")), ["codec_r1.csv", "codec_r2.csv", "codec_r3.csv"])
         self.assertIn("6 of 6 profiles", parts["validate_ncu"]["summary"])

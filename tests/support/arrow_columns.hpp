@@ -246,7 +246,7 @@ inline std::vector<std::optional<bool>> bools_of(const ArrowArray& a, const Arro
 // ---- the oracle: the one-shot host API on each row alone ----
 inline summary row_summary(const std::string& r) { return gutf8::validate(as_bytes(r)); }
 inline std::string row_repaired(const std::string& r, error_policy p) {
-  const std::u8string s = gutf8::sanitize(r, p);
+  const std::u8string s = gutf8::repair(r, p);
   return {reinterpret_cast<const char*>(s.data()), s.size()};
 }
 inline std::int64_t row_chars(const std::string& r, error_policy p) {

@@ -122,7 +122,7 @@ inline std::string utf8_of(char32_t c) {
 // What every operation should report for an input, derived from its units.
 struct expected {
   std::u32string decoded;    // decode under the policy
-  std::string sanitized;     // sanitize under the policy
+  std::string repaired;      // repair under the policy
   std::uint64_t errors = 0;  // all error units (validate/stats); strict: min(1, errors)
   std::optional<std::size_t> first_error;
   bool first_cut_by_end = false;
@@ -148,10 +148,10 @@ inline expected expect(std::span<const std::uint8_t> in, const std::vector<unit>
     if (p == policy::strict && e.first_error) continue;
     if (u.valid) {
       e.decoded += u.code_point;
-      e.sanitized.append(reinterpret_cast<const char*>(&in[u.offset]), u.length);
+      e.repaired.append(reinterpret_cast<const char*>(&in[u.offset]), u.length);
     } else if (p == policy::replace) {
       e.decoded += U'\uFFFD';
-      e.sanitized += "\xEF\xBF\xBD";
+      e.repaired += "\xEF\xBF\xBD";
     }
   }
   e.lines = static_cast<std::uint64_t>(std::count(in.begin(), in.end(), std::uint8_t{'\n'}));

@@ -64,7 +64,7 @@ def cpu_codec(ctx: Context) -> Outcome:
                    details=markdown_table(["benchmark", "input", "GB/s (median of 5)"], rows))
 
 
-@part("columns", cap=240, needs=("bench/bench_columns",), help="bench_columns: device is_valid / make_valid beside flat validate / sanitize (--columns-args)")
+@part("columns", cap=240, needs=("bench/bench_columns",), help="bench_columns: device is_valid / make_valid beside flat validate / repair (--columns-args)")
 def columns(ctx: Context) -> Outcome:
     step = ctx.run("columns", [ctx.path("bench/bench_columns"), "--runs", "7", "--out", ctx.out / "columns_gpu.md",
                                *shlex.split(ctx.options.get("columns_args", ""))], 240)

@@ -85,12 +85,12 @@ def settings(ctx: Context) -> Outcome:
     for kind in ("ascii", "cjk"):
         f = text_file(ctx, kind, size)
         read_through(f)
-        for op in ("validate", "decode", "sanitize"):
+        for op in ("validate", "decode", "repair"):
             base = ["--file", f, "--op", op, "--reps", "3"]
             runs += [base + ["--backend", "cpu"], base + ["--backend", "cuda"]]
             if op == "decode":
                 runs.append(base + ["--backend", "cuda", "--run-bytes", "8"])
-            if op != "sanitize":
+            if op != "repair":
                 runs.append(base + ["--backend", "auto"])
     utf32 = work(ctx) / "ascii-utf32.u32"
     if not utf32.exists() and ctx.path("gutf8"):

@@ -27,12 +27,12 @@ SANITIZER_RUNS = {  # tool: (gtest filter, seconds)
 }
 CODEC_OPS = ("validate,validate_planes,validate_s1b3,validate_s1b4,validate_s2b2,validate_unaligned,decode_fused,"
              "decode_fused_replace,decode_fused_drop,decode_utf16_replace,decode_utf16be_replace,"
-             "decode_utf16_three_pass_replace,sanitize_replace,sanitize_drop,encode_fused")
+             "decode_utf16_three_pass_replace,repair_replace,repair_drop,encode_fused")
 INPUTS = ["ascii", "cjk", "emoji", "mixed", "cjk_dense", "emoji_only"]
 # The kernels' targets as fractions of the roofline: (valid text, text with 1 % or more invalid).
 TARGETS = {"validate": (0.80, 0.70), "validate_unaligned": (0.80, 0.70), "decode_fused": (0.80, None),
            "decode_fused_replace": (0.80, 0.70), "decode_fused_drop": (0.80, 0.70), "decode_utf16_replace": (0.70, None),
-           "decode_utf16be_replace": (0.70, None), "sanitize_replace": (0.85, 0.65), "sanitize_drop": (0.85, 0.65),
+           "decode_utf16be_replace": (0.70, None), "repair_replace": (0.85, 0.65), "repair_drop": (0.85, 0.65),
            "encode_fused": (0.80, 0.80)}
 ASCII_VALIDATE_TARGET = 0.90  # validate of valid ASCII-heavy text
 

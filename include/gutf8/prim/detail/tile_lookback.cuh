@@ -273,7 +273,7 @@ struct flagged_count_state {
 // the entries not yet published until the window is whole, then combines it, in tile order, from
 // the nearest inclusive entry (if any) to its end; windows are combined nearest first until one
 // holds an inclusive entry. One window per round trip: more were loads of hot lines that the
-// look-back seldom needed (the codec's encoder and sanitize, bench/results/codec_tuning.md);
+// look-back seldom needed (the codec's encoder and repair, bench/results/codec_tuning.md);
 // lookback_exclusive_span reads wider windows for a flagged_count_state, one vector load a lane.
 // State: tile_state<T> or any type with value_type and read(tile, v) -> status; one with a static
 // window_total(v, first) combines its windows with it (flagged_count_state).

@@ -1,4 +1,4 @@
-// Sanitize UTF-8 -> UTF-8: every byte of a well-formed sequence is copied, an error unit becomes
+// Repair UTF-8 -> UTF-8: every byte of a well-formed sequence is copied, an error unit becomes
 // EF BF BD (replace) or nothing (drop); strict copies the valid prefix. Same shape as the fused
 // decoder (tile_rank.cuh): per-thread output byte counts ranked by block scan + decoupled
 // look-back. A warp whose output is its input verbatim (no error in it: the common case) stores
@@ -8,7 +8,7 @@
 // copy of the tile: 8 blocks per SM.
 //
 // After the copying pass (kernel_validate.cuh, Copy: valid text stored verbatim with no look-back;
-// device_sanitize.cu runs it where input and output are 16-byte aligned) the kernel only works
+// device_repair.cu runs it where input and output are 16-byte aligned) the kernel only works
 // where that pass flagged an error unit: then every tile runs as above, else block 0 takes the
 // pass's LF counts and output length and every block returns.
 #pragma once
@@ -19,8 +19,8 @@
 
 namespace gutf8::kern {
 
-inline constexpr u32 sanitize_tile = tile_bytes;
-inline constexpr u32 sanitize_stage_bytes = 3 * warp_bytes + 32;
+inline constexpr u32 repair_tile = tile_bytes;
+inline constexpr u32 repair_stage_bytes = 3 * warp_bytes + 32;
 
 // Block 0 after a copying pass without error: the output is the input below the limit.
 __device__ __forceinline__ void adopt_verbatim(const verbatim_summary* v, accum* acc) {
@@ -33,10 +33,10 @@ __device__ __forceinline__ void adopt_verbatim(const verbatim_summary* v, accum*
 
 // copy_pass: the copying pass's summary, or nullptr where there was none.
 template <error_policy P, bool Vec>
-__global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
-    sanitize_kernel(const u8* in, u64 n, u8* out, accum* acc, rank_state states, u32 last_tile,
+__global__ void __launch_bounds__(tile_threads, repair_min_blocks)
+    repair_kernel(const u8* in, u64 n, u8* out, accum* acc, rank_state states, u32 last_tile,
                     const verbatim_summary* copy_pass) {
-  __shared__ __align__(16) u8 st_sh[tile_warps][sanitize_stage_bytes];
+  __shared__ __align__(16) u8 st_sh[tile_warps][repair_stage_bytes];
   __shared__ utf8_tile_shared sh;
 
   if (copy_pass != nullptr) {
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(tile_threads, sanitize_min_blocks)
   const bool verbatim = __all_sync(full_mask, stopped || (repl == 0 && copy == (L.inr & keep)));
   u8* st = st_sh[warp];
   if (!verbatim)  // stage at warp-local offsets while warp 0 looks back
-    stage_warp_repaired<sanitize_few_lanes>(in + base + warp * warp_bytes, L.x, copy, repl, stopped, st,
+    stage_warp_repaired<repair_few_lanes>(in + base + warp * warp_bytes, L.x, copy, repl, stopped, st,
                                            s.exclusive - s.warp_exclusive);
   const warp_output w =
       place_warp_output<1, counted>(lane, s, agg, sh.rank, states, tile, last_tile, acc, base);
