@@ -49,6 +49,14 @@ The report's columns: ``path``, ``bytes``, ``valid``, ``errors`` (invalid sequen
 not be checked (unreadable, vanished, changed while read, a worker that died), with the other
 columns empty. ``repair_files`` adds ``output``.
 
+Compressed shards (gzip, zstd, xz, bzip2, lz4: ``*.jsonl.gz``, ``*.jsonl.zst``, ..., recognized by
+their magic numbers) are read as their text: ``bytes``, ``offset``, ``line`` and ``column`` count
+in the decompressed text, and a damaged shard's ``error`` names the position in its compressed
+bytes. :func:`repair_files` writes each output in the format its name's suffix says: the input's
+own, or another with ``suffix=``::
+
+    gutf8.dask.repair_files("crawl/**/*.json.gz", "clean/", suffix=".zst")  # clean/**/*.json.zst
+
 :func:`validate_files` sends small files to the workers in batches (up to ``BATCH_BYTES`` or
 ``BATCH_FILES`` files a task, each batch one :func:`gutf8.validate_files` run on the worker:
 threads made once for the batch), so that thousands of small files cost a few tasks, not one
@@ -131,14 +139,27 @@ def _row(path: str, work: _Work) -> dict:
     return row
 
 
+COMPRESSED_SUFFIXES = (".gz", ".zst", ".xz", ".bz2", ".lz4")  # what repair_file writes compressed
+
+
+def _output_path(path: str, root: str, out_dir: str, suffix: Optional[str]) -> str:
+    """Where repair_files writes `path`: its place under `root` moved to `out_dir`, with its
+    compression suffix (if any) replaced by `suffix` unless that is None."""
+    out = os.path.join(out_dir, os.path.relpath(os.path.abspath(path), root))
+    if suffix is None:
+        return out
+    stem = next((out[:-len(s)] for s in COMPRESSED_SUFFIXES if out.endswith(s)), out)
+    return stem + suffix
+
+
 class _Repair(_Work):
-    def __init__(self, root: str, out_dir: str, errors: RepairErrors, backend: Backend, threads: int,
-                 device: Optional[int]) -> None:
-        self.root, self.out_dir, self.errors = root, out_dir, errors
+    def __init__(self, root: str, out_dir: str, suffix: Optional[str], errors: RepairErrors, backend: Backend,
+                 threads: int, device: Optional[int]) -> None:
+        self.root, self.out_dir, self.suffix, self.errors = root, out_dir, suffix, errors
         self.backend, self.threads, self.device = backend, threads, device
 
     def _output(self, path: str) -> str:
-        return os.path.join(self.out_dir, os.path.relpath(os.path.abspath(path), self.root))
+        return _output_path(path, self.root, self.out_dir, self.suffix)
 
     def replaces_input(self, path: str) -> bool:
         """In place (out_dir is the inputs' directory): the rename replaces the input, so its
@@ -208,9 +229,9 @@ def _batches(paths: list[str]) -> list[list[str]]:
     return batches
 
 
-def _repair_task(path: str, root: str, out_dir: str, errors: RepairErrors, backend: Backend, threads: int,
-                 device: Optional[int]) -> dict:
-    return _row(path, _Repair(root, out_dir, errors, backend, threads, device))
+def _repair_task(path: str, root: str, out_dir: str, suffix: Optional[str], errors: RepairErrors, backend: Backend,
+                 threads: int, device: Optional[int]) -> dict:
+    return _row(path, _Repair(root, out_dir, suffix, errors, backend, threads, device))
 
 
 def _client(client: Any) -> Any:
@@ -279,21 +300,36 @@ def validate_files(paths_or_glob: Paths, client: Any = None, *, backend: Backend
 
 
 def repair_files(paths_or_glob: Paths, out_dir: Union[str, "os.PathLike[str]"], errors: RepairErrors = "replace",
-                 client: Any = None, *, backend: Backend = "auto", threads: int = 0, device: Optional[int] = None,
-                 resources: Optional[dict] = None) -> pd.DataFrame:
+                 client: Any = None, *, suffix: Optional[str] = None, backend: Backend = "auto", threads: int = 0,
+                 device: Optional[int] = None, resources: Optional[dict] = None) -> pd.DataFrame:
     """Repair many files into `out_dir` (U+FFFD per error unit, or dropped with
     ``errors="drop"``), keeping their paths relative to the inputs' common directory; each file
     is written atomically (temporary + rename), so `out_dir` may be the inputs' own directory
     (repair in place). Returns the :func:`validate_files` report of the inputs with an ``output``
-    column (None where the file failed)."""
+    column (None where the file failed).
+
+    Compressed inputs (gzip, zstd, xz, bzip2, lz4: by magic number) are repaired as their text,
+    and an output is written in the format its name's suffix says (``.gz``, ``.zst``, ``.xz``,
+    ``.bz2``, ``.lz4``; else plain text). `suffix`: None keeps each input's name, so
+    ``x.json.gz`` gives ``x.json.gz``; one of those suffixes or ``""`` replaces the input's
+    compression suffix (added where it has none): ``suffix=".zst"`` makes ``x.json.gz`` and
+    ``x.json`` ``x.json.zst``, ``suffix=""`` makes ``x.json.gz`` plain ``x.json``."""
     gutf8._choice("errors", errors, gutf8._REPAIR)  # here, not as one error a file
     gutf8._choice("backend", backend, gutf8._BACKENDS)
+    if suffix is not None:
+        gutf8._choice("suffix", suffix, ("",) + COMPRESSED_SUFFIXES)
     gutf8._device(device)
     paths = expand_paths(paths_or_glob)
     absolute = [os.path.abspath(p) for p in paths]
     root = os.path.commonpath([os.path.dirname(p) for p in absolute]) if absolute else os.getcwd()
     out = os.path.abspath(os.fspath(out_dir))
-    return _run(_repair_task, paths, client, (root, out, errors, backend, threads, device), resources, ("output",))
+    seen: dict[str, str] = {}
+    for p in absolute:  # two inputs repaired into one output would overwrite each other
+        target = _output_path(p, root, out, suffix)
+        if seen.setdefault(target, p) != p:
+            raise ValueError(f"{seen[target]} and {p} would both be repaired into {target}")
+    return _run(_repair_task, paths, client, (root, out, suffix, errors, backend, threads, device), resources,
+                ("output",))
 
 
 # --- column operations on dask dataframes ---------------------------------------------------

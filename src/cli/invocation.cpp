@@ -76,13 +76,21 @@ bool invocation::invalid_input_fails() const noexcept {
 
 namespace {
 
+// The warning for bytes after the last member that the format's tool ignores (gzip, bzip2).
+std::string trailing_garbage(const input_report& report) {
+  const std::string_view unit = report.compressed == compression::gzip ? "member" : "stream";
+  return "trailing garbage ignored from compressed byte " + std::to_string(*report.trailing_ignored) +
+         " (after the last " + std::string(name(report.compressed)) + " " + std::string(unit) + ")";
+}
+
 // The engine's side of one command: outputs to the sink, reports to `done`, in input order.
 class cli_observer final : public run_observer {
  public:
+  using message_function = std::function<void(const std::string&, const std::string&)>;
   cli_observer(std::span<const gutf8::input> inputs, fd_writer* sink, const invocation::done_function& done,
-               const std::function<void(const std::string&, const std::string&)>& unreadable, progress_bar& bar,
+               const message_function& unreadable, const message_function& warn, progress_bar& bar,
                stage_times& times)
-      : inputs_(inputs), sink_(sink), done_(done), unreadable_(unreadable), bar_(bar), times_(times) {}
+      : inputs_(inputs), sink_(sink), done_(done), unreadable_(unreadable), warn_(warn), bar_(bar), times_(times) {}
 
   bool output(std::size_t, std::span<const std::byte> bytes) override {
     stage_timer t(times_.write);
@@ -100,6 +108,7 @@ class cli_observer final : public run_observer {
       partial_ = result;
       return;
     }
+    if (report.trailing_ignored) warn_(inputs_[index].name(), trailing_garbage(report));
     done_(inputs_[index].name(), result);
   }
   void failed(std::size_t index, const gutf8::error& why) override { unreadable_(inputs_[index].name(), why.what()); }
@@ -115,7 +124,8 @@ class cli_observer final : public run_observer {
   std::span<const gutf8::input> inputs_;
   fd_writer* sink_;
   const invocation::done_function& done_;
-  const std::function<void(const std::string&, const std::string&)>& unreadable_;
+  const message_function& unreadable_;
+  const message_function& warn_;
   progress_bar& bar_;
   stage_times& times_;
   std::uint64_t done_bytes_ = 0;
@@ -151,9 +161,13 @@ void invocation::for_each_input(const stream_config& config, fd_writer* sink, co
   for (const auto& path : options_.inputs) inputs.push_back(input_named(path));
   const run_config rc = engine_config(config, top_n);
   plan_ = plan_run(rc).describe();
-  const std::function<void(const std::string&, const std::string&)> unreadable =
+  const cli_observer::message_function unreadable =
       [this](const std::string& name, const std::string& reason) { this->unreadable(name, reason); };
-  cli_observer observer(inputs, sink, done, unreadable, bar_, times_);
+  // A warning, as gzip's "trailing garbage ignored": -q hides it and the exit status stays.
+  const cli_observer::message_function warn = [this](const std::string& name, const std::string& text) {
+    if (!options_.quiet) error(name + ": " + text);
+  };
+  cli_observer observer(inputs, sink, done, unreadable, warn, bar_, times_);
   run_report report;
   {
     const shrunk_input_guard guard;  // the engine scans big files' pages in place

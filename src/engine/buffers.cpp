@@ -1,5 +1,6 @@
 #include "engine/buffers.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "codec/gpu_backend.hpp"
@@ -28,6 +29,47 @@ std::pair<std::uint8_t*, std::function<void()>> fresh_output(std::size_t bytes) 
   std::shared_ptr<std::uint8_t[]> buffer = std::make_shared_for_overwrite<std::uint8_t[]>(bytes);
   std::uint8_t* p = buffer.get();
   return {p, [owner = std::move(buffer)]() mutable { owner.reset(); }};
+}
+
+struct recycled_outputs::shelf {
+  struct buffer {
+    std::unique_ptr<std::uint8_t[]> bytes;
+    std::size_t size = 0;
+  };
+  std::mutex m;
+  std::vector<buffer> free;  // by size, smallest first
+  std::size_t keep = 0;
+
+  void put_back(buffer b) {
+    if (!b.bytes) return;
+    std::lock_guard hold(m);
+    const auto at = std::ranges::lower_bound(free, b.size, {}, &buffer::size);
+    free.insert(at, std::move(b));
+    if (free.size() > keep) free.erase(free.begin());
+  }
+};
+
+recycled_outputs::recycled_outputs(std::size_t keep) : shelf_(std::make_shared<shelf>()) { shelf_->keep = keep; }
+
+std::pair<std::uint8_t*, std::function<void()>> recycled_outputs::acquire(std::size_t bytes) {
+  if (bytes == 0) return {nullptr, {}};
+  shelf::buffer b;
+  {
+    std::lock_guard hold(shelf_->m);
+    const auto fits = std::ranges::lower_bound(shelf_->free, bytes, {}, &shelf::buffer::size);
+    if (fits != shelf_->free.end()) {
+      b = std::move(*fits);
+      shelf_->free.erase(fits);
+    }
+  }
+  if (!b.bytes) {
+    b.size = bytes + bytes / 8;  // room for the next part's size to differ a little; untouched pages cost nothing
+    b.bytes = std::make_unique_for_overwrite<std::uint8_t[]>(b.size);
+  }
+  std::uint8_t* p = b.bytes.get();
+  // std::function needs a copyable callable: the buffer rides in a shared_ptr.
+  auto held = std::make_shared<shelf::buffer>(std::move(b));
+  return {p, [home = shelf_, held] { home->put_back(std::move(*held)); }};
 }
 
 std::pair<std::uint8_t*, std::function<void()>> output_pool::acquire() {

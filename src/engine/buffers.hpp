@@ -39,6 +39,20 @@ class scratch_bytes {
   std::size_t size_ = 0;
 };
 
+// Output memory of any size that comes back for reuse when the committer hands it back (from any
+// thread), so that a worker's steady state allocates nothing: fresh megabytes cost a page fault
+// every 4 KiB, each time. It keeps at most `keep` buffers that are not in use, the largest.
+class recycled_outputs {
+ public:
+  explicit recycled_outputs(std::size_t keep = 2);
+  // At least `bytes` bytes (none for 0) and the function that hands them back.
+  std::pair<std::uint8_t*, std::function<void()>> acquire(std::size_t bytes);
+
+ private:
+  struct shelf;  // shared with the hand-back functions, which may outlive the worker
+  std::shared_ptr<shelf> shelf_;
+};
+
 // Output buffers that a worker fills and the committer hands back.
 class output_pool {
  public:

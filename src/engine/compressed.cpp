@@ -192,7 +192,7 @@ run_result part_worker::process(compressed_input& in, const piece_run& run, bloc
     part_block b;
     while (text_.next(buffer_.at_least(text_.room(ctx.plan.chunk_bytes)), b)) {
       if (b.head_open && b.tail_open) {  // the part in one block: its output straight into the run's buffer
-        auto [out, release] = fresh_output(output_room(op, b.size));
+        auto [out, release] = outputs_.acquire(output_room(op, b.size));
         append_outcome(r.outcome, process_part_block(processor, ctx.config, b, out, histogram, *r.edges));
         r.output = {out, out == nullptr ? 0 : r.outcome.result.written};
         r.release = std::move(release);
@@ -220,7 +220,7 @@ run_result part_worker::process(compressed_input& in, const piece_run& run, bloc
 run_result part_worker::process_text(part_slot& s, const piece_run& run, block_processor& processor,
                                      const run_context& ctx, std::uint64_t* histogram) {
   chunk& c = *s.text;
-  auto [out, release] = fresh_output(output_room(ctx.config.stream.operation, c.bytes.size()));
+  auto [out, release] = outputs_.acquire(output_room(ctx.config.stream.operation, c.bytes.size()));
   run_result r;
   r.run = run;
   r.edges.emplace();
@@ -254,30 +254,37 @@ void read_parts(const run_context& ctx, job& j, compressed_input& in, std::uint6
 output_packer::output_packer(const output_compression& c)
     : c_(format_of(c.format), c.level != 0 ? c.level : compress::default_level(format_of(c.format))) {}
 
-std::vector<std::uint8_t> output_packer::pack(std::span<const std::uint8_t> text) {
-  constexpr std::size_t most = std::size_t{64} << 20;  // a member's text (gzip records it in 32 bits)
-  std::vector<std::uint8_t> members;
-  for (std::size_t at = 0; at < text.size(); at += most) {
-    const auto piece = text.subspan(at, std::min(most, text.size() - at));
-    scratch_.resize(c_.bound(piece.size()));
-    const std::size_t n = c_.compress(piece, scratch_);
-    members.insert(members.end(), scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n));
+std::size_t output_packer::bound(std::size_t text) const {
+  const std::size_t whole = text / most_text, rest = text % most_text;
+  return whole * c_.bound(most_text) + (rest != 0 || whole == 0 ? c_.bound(rest) : 0);
+}
+
+std::size_t output_packer::pack_into(std::span<const std::uint8_t> text, std::uint8_t* out) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; at < text.size(); at += most_text) {
+    const auto piece = text.subspan(at, std::min(most_text, text.size() - at));
+    n += c_.compress(piece, {out + n, c_.bound(piece.size())});
   }
-  return members;
+  return n;
+}
+
+std::vector<std::uint8_t> output_packer::pack(std::span<const std::uint8_t> text) {
+  const std::span<std::uint8_t> room = scratch_.at_least(bound(text.size()));
+  return {room.begin(), room.begin() + static_cast<std::ptrdiff_t>(pack_into(text, room.data()))};
 }
 
 std::vector<std::uint8_t> output_packer::empty() {
-  scratch_.resize(c_.bound(0));
-  const std::size_t n = c_.compress({}, scratch_);
-  return {scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n)};
+  const std::span<std::uint8_t> room = scratch_.at_least(c_.bound(0));
+  return {room.begin(), room.begin() + static_cast<std::ptrdiff_t>(c_.compress({}, room))};
 }
 
 void output_packer::pack(run_result& r) {
   if (r.output.empty()) return;
-  auto members = std::make_shared<std::vector<std::uint8_t>>(pack(r.output));
+  auto [out, release] = members_.acquire(bound(r.output.size()));
+  const std::size_t n = pack_into(r.output, out);
   if (r.release) std::exchange(r.release, {})();  // the text's memory goes back at once
-  r.output = *members;
-  r.release = [members]() mutable { members.reset(); };
+  r.output = {out, n};
+  r.release = std::move(release);
 }
 
 // ------------------------------------------------------------------------- text_at ----

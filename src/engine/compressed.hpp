@@ -111,6 +111,7 @@ class part_worker {
   part_text text_;
   scratch_bytes buffer_, compressed_;
   std::vector<std::uint8_t> scratch_;
+  recycled_outputs outputs_;  // parts' outputs, back from the committer
 };
 
 // The reader of a compressed parts job: posts slots until the last part or until the job is
@@ -131,8 +132,13 @@ class output_packer {
   void pack(run_result& r);
 
  private:
+  static constexpr std::size_t most_text = std::size_t{64} << 20;  // a member's (gzip records it in 32 bits)
+  [[nodiscard]] std::size_t bound(std::size_t text) const;
+  // The text's members into out (at least bound(text.size()) bytes); their size.
+  std::size_t pack_into(std::span<const std::uint8_t> text, std::uint8_t* out);
   compress::part_compressor c_;
-  std::vector<std::uint8_t> scratch_;
+  scratch_bytes scratch_;
+  recycled_outputs members_;
 };
 
 }  // namespace gutf8::internal

@@ -182,6 +182,89 @@ TEST_F(compressed, ZstdFramesWithAndWithoutTheirSize) {
   EXPECT_FALSE(fs::exists(dir_ / "out.zst"));
 }
 
+// Bytes after the last member are handled as gzip and bzip2 handle them: ignored, with one warning
+// line naming the input and the compressed offset where they start (gzip: none for zeros), which
+// -q hides; the text, the output and the exit status are those of the input without them.
+TEST_F(compressed, TrailingGarbageIsAWarningAsTheToolsGive) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "gr\xC3\xBC\xC3\x9F " + std::to_string(i * 7919) + (i % 13 ? " " : "\n");
+  write("in", text);
+  write("bad", text_with_errors(7001, 52));
+  struct tail_case {
+    const format& f;
+    std::string tail;
+    bool warned;
+  };
+  const std::string zeros(11, '\0');
+  for (const tail_case& c : {tail_case{formats[0], "junk\n", true}, {formats[0], zeros, false},
+                             {formats[3], "junk\n", true}, {formats[3], zeros, true}}) {
+    SCOPED_TRACE(std::string(c.f.tool) + (c.warned ? " warned" : " silent") + " tail of " +
+                 std::to_string(c.tail.size()));
+    const std::string members = read(pack(c.f, "in", "packed", 3));
+    const std::string z = write(std::string("in.") + c.f.suffix, members + c.tail);
+    const std::string bad_members = read(pack(c.f, "bad", "packed", 2));
+    const std::string bad = write(std::string("bad.") + c.f.suffix, bad_members + c.tail);
+    const result tool = shell(std::string(c.f.tool) + " -q -d -c < " + z);
+    ASSERT_EQ(tool.out, text) << "the tool takes it";
+    EXPECT_EQ(tool.status, c.warned && c.f.suffix == std::string("gz") ? 2 : 0) << "gzip's warning status";
+    const std::string unit = c.f.suffix == std::string("gz") ? " member)\n" : " stream)\n";
+    const auto expect_warning = [&](const result& r, const std::string& name, std::size_t at = 0) {
+      const std::string warning = "gutf8: " + name + ": trailing garbage ignored from compressed byte " +
+                                  std::to_string(at != 0 ? at : members.size()) + " (after the last " + c.f.tool + unit;
+      EXPECT_EQ(r.err.find(warning) != std::string::npos, c.warned) << r.err;
+      EXPECT_EQ(r.err.find("trailing") != std::string::npos, c.warned) << r.err;
+    };
+    for (const std::string& source : {z, "- < " + z}) {
+      SCOPED_TRACE(source);
+      const std::string name = source == z ? z : "<stdin>";
+      const result v = gutf8("validate " + source);
+      EXPECT_EQ(v.status, 0);
+      expect_warning(v, name);
+      const result q = gutf8("validate -q " + source);
+      EXPECT_EQ(q.status, 0);
+      EXPECT_EQ(q.err, "");
+      const result o = gutf8("validate --replace -o out.zst --chunk-size 4099 " + source);
+      EXPECT_EQ(o.status, 0);
+      expect_warning(o, name);
+      EXPECT_EQ(unpack(formats[1], "out.zst"), text);
+      const result d = gutf8("decode " + source);
+      EXPECT_EQ(d.status, 0);
+      expect_warning(d, name);
+      EXPECT_EQ(d.out, cpython("in", "strict", "utf-32-le"));
+    }
+    // An invalid text keeps its exit status 1; the warning comes with the report line.
+    const result r = gutf8("validate --json " + bad);
+    EXPECT_EQ(r.status, 1);
+    expect_warning(r, bad, bad_members.size());
+    EXPECT_EQ(r.out, renamed(gutf8("validate --json bad").out, "\"bad\"", "\"" + bad + "\""));
+  }
+}
+
+// gutf8's own gzip output splits into parts at its members: bytes after the last one are ignored
+// as gunzip ignores them, whichever worker decompresses that last part.
+TEST_F(compressed, TrailingGarbageAfterSplitMembers) {
+  write("in", text_with_errors(200003, 53));
+  const std::string replaced = cpython("in", "replace", "utf-8");
+  ASSERT_EQ(gutf8("validate --replace -o own.gz --chunk-size 16384 in").status, 1);  // its text is valid
+  const std::string members = read("own.gz");
+  for (const std::string& tail : {std::string("garbage"), std::string(5, '\0'), std::string("\x1f")}) {
+    SCOPED_TRACE(tail.size());
+    write("in.gz", members + tail);
+    const bool one_byte = tail.size() == 1;  // gzip wants two magic bytes: one is a truncated member
+    const result g = shell("gzip -d -c < in.gz > /dev/null");
+    ASSERT_EQ(g.status, one_byte ? 1 : tail[0] == '\0' ? 0 : 2) << g.err;
+    for (const std::string chunk : {"4099", "1M"}) {
+      const result r = gutf8("validate --replace -o out --chunk-size " + chunk + " in.gz");
+      EXPECT_EQ(r.status, one_byte ? 3 : 0) << r.err;
+      if (one_byte) continue;
+      EXPECT_EQ(read("out"), replaced);
+      const std::string warning = "gutf8: in.gz: trailing garbage ignored from compressed byte " +
+                                  std::to_string(members.size()) + " (after the last gzip member)\n";
+      EXPECT_EQ(r.err.find(warning) != std::string::npos, tail[0] != '\0') << r.err;
+    }
+  }
+}
+
 TEST_F(compressed, NoDecompressReadsTheBytes) {
   write("in", "caf\xC3\xA9\n");
   const std::string z = pack(formats[1], "in", "in.zst", 1);

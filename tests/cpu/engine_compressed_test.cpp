@@ -12,6 +12,7 @@
 #include "check.hpp"
 #include "compress/compressor.hpp"
 #include "compress_support.hpp"
+#include "engine/buffers.hpp"
 #include "engine_support.hpp"
 
 namespace {
@@ -243,6 +244,47 @@ TEST(EngineCompressedOff, TextAtCountsInTheText) {
   }
   const auto raw = text_at(input::file(file.path()), 0, 6, false);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(raw.data()), raw.size()), compressed.substr(0, 6));
+}
+
+// A worker's outputs come back for reuse: a buffer handed back serves the next request it holds, a
+// request none holds gets a fresh one, the largest `keep` idle ones are kept, and a hand-back that
+// outlives the recycler frees its buffer.
+TEST(EngineRecycledOutputs, HandedBackBuffersServeTheNextRequests) {
+  std::function<void()> late;
+  {
+    internal::recycled_outputs outputs(2);
+    EXPECT_EQ(outputs.acquire(0).first, nullptr);
+    auto [a, give_a] = outputs.acquire(1000);
+    std::fill_n(a, 1000, std::uint8_t{0x5A});
+    give_a();
+    auto [b, give_b] = outputs.acquire(1100);  // within the eighth more that a was made with
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(b[999], 0x5A) << "the same memory, not cleared";
+    auto [c, give_c] = outputs.acquire(999);  // none idle: fresh (999 + 124 bytes)
+    EXPECT_NE(c, a);
+    give_c();
+    give_b();
+    auto [d, give_d] = outputs.acquire(17);  // the smallest idle one that holds it
+    EXPECT_EQ(d, c);
+    give_d();
+    auto [x, give_x] = outputs.acquire(5003);
+    auto [y, give_y] = outputs.acquire(6007);
+    auto [z, give_z] = outputs.acquire(7001);
+    for (std::uint8_t* p : {x, y, z}) EXPECT_TRUE(p != a && p != c);
+    give_x();
+    give_z();
+    give_y();  // five idle: the two largest stay (x, the smallest that would hold 5003, is gone)
+    auto [e, give_e] = outputs.acquire(5003);
+    EXPECT_EQ(e, y);
+    auto [f, give_f] = outputs.acquire(5003);
+    EXPECT_EQ(f, z);
+    auto [g, give_g] = outputs.acquire(1);  // none idle: fresh
+    EXPECT_TRUE(g != y && g != z);
+    give_e();
+    give_f();
+    late = std::move(give_g);
+  }
+  late();  // after the recycler: frees (ASan: no leak, no use after free)
 }
 
 }  // namespace
