@@ -1,6 +1,8 @@
 // The AVX2 scanners (kernels in simd_avx2.hpp). UTF-8 in 32-byte vectors that start at a unit
 // boundary: each vector is checked as a whole and its well-formed units handled; a vector with an
-// error goes to the exact path. UTF-32 8 values at a time. The portable scanner takes the rest.
+// error goes to the exact path. Validate, which needs no units where there is no error, first
+// checks pairs of vectors at fixed steps. UTF-32 8 values at a time. The portable scanner takes
+// the rest.
 #pragma once
 
 #include "cpu/isa.hpp"
@@ -105,7 +107,8 @@ GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
     // well-formed: errors come in bursts, and each pair that fails is checked twice.
     constexpr unsigned calm = 8;
     unsigned clean = 0;
-    while ((i < stop || clean < calm) && s.end - i >= 32 && s.limit - i >= 48 && s.room(32)) {  // decode8 reads 16 at +24
+    // decode8 reads 16 bytes at +24
+    while ((i < stop || clean < calm) && s.end - i >= 32 && s.limit - i >= 48 && s.room(32)) {
       if (const unsigned n = vector32(s, i)) {
         i += n;
         ++clean;

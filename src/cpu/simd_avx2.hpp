@@ -87,7 +87,7 @@ GUTF8_AVX2 GUTF8_ALWAYS_INLINE inline __m256i check_after(__m256i v, __m256i bef
 }
 
 // Nonzero bytes where v's end cuts a sequence (a lead in its last 3 bytes that needs more).
-inline constexpr simd::vec<32> cut_above = [] {
+alignas(32) inline constexpr simd::vec<32> cut_above = [] {  // ld() loads aligned
   simd::vec<32> t = simd::splat8<32>(0xFF);
   t[29] = 0xEF, t[30] = 0xDF, t[31] = 0xBF;
   return t;
