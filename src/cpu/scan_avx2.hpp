@@ -1,11 +1,14 @@
 // The AVX2 scanners (kernels in simd_avx2.hpp). UTF-8 in 32-byte vectors that start at a unit
 // boundary: each vector is checked as a whole and its well-formed units handled; a vector with an
-// error goes to the exact path. UTF-32 8 values at a time. The portable scanner takes the rest.
+// error goes to the exact path. Validate, which needs no units where there is no error, first
+// checks pairs of vectors at fixed steps. UTF-32 8 values at a time. The portable scanner takes
+// the rest.
 #pragma once
 
 #include "cpu/isa.hpp"
 
 #if GUTF8_X86
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -53,15 +56,68 @@ GUTF8_AVX2 inline unsigned vector32(utf8_state<M, P, H>& s, std::size_t i) noexc
   return used;
 }
 
+// The unit start at or before `at`, where the bytes from the unit start i up to at break no
+// rule: at itself unless its last 3 bytes hold the lead of a sequence that at cuts.
+inline std::size_t unit_start_before(const u8* in, std::size_t i, std::size_t at) noexcept {
+  if (at - i < 3) return i;
+  if (in[at - 1] >= 0xC0) return at - 1;
+  if (in[at - 2] >= 0xE0) return at - 2;
+  if (in[at - 3] >= 0xF0) return at - 3;
+  return at;
+}
+
+struct checked {
+  std::size_t at;      // a unit start: the units before it are well-formed
+  std::size_t failed;  // 0, or the end of the pair of vectors that broke a rule
+};
+
+// Validate's path: pairs of vectors at fixed steps, each vector checked against the one
+// before it, keeping only whether a byte broke a rule: no step waits for the sequence
+// lengths of the last, and nothing is counted. Where a pair breaks a rule the vector path
+// finds its units.
+GUTF8_AVX2 inline checked checked_pairs(const u8* in, std::size_t i, std::size_t stop) noexcept {
+  constexpr std::size_t n = 64;
+  __m256i before = _mm256_setzero_si256();
+  std::size_t at = i;
+  for (; stop - at >= n; at += n) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + at));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + at + 32));
+    // ASCII pairs only check that the vector before ends its last sequence.
+    const __m256i bad = mask_of(_mm256_or_si256(a, b)) == 0
+                            ? cut_at_end(before)
+                            : _mm256_or_si256(check_after(a, before), check_after(b, a));
+    if (!_mm256_testz_si256(bad, bad)) return {unit_start_before(in, i, at), at + n};
+    before = b;
+  }
+  return {unit_start_before(in, i, at), 0};
+}
+
 template <mode M, error_policy P, bool H>
 GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
   std::size_t i = 0;
-  while (i < s.end && s.end - i >= 32 && s.limit - i >= 48 && s.room(32)) {  // decode8 reads 16 at +24
-    if (const unsigned n = vector32(s, i)) {
-      i += n;
-      continue;
+  for (;;) {
+    std::size_t stop = s.end;  // of the vector path
+    if constexpr (M == mode::validate) {
+      const checked c = checked_pairs(s.in, i, std::min(s.end, s.limit));
+      i = c.at;
+      if (c.failed == 0) break;
+      stop = c.failed;
     }
-    if (!s.exact_units(i, i + 32)) return s.finish(i);
+    // Past a vector with an error, validate stays here until `calm` vectors in a row were
+    // well-formed: errors come in bursts, and each pair that fails is checked twice.
+    constexpr unsigned calm = 8;
+    unsigned clean = 0;
+    // decode8 reads 16 bytes at +24
+    while ((i < stop || clean < calm) && s.end - i >= 32 && s.limit - i >= 48 && s.room(32)) {
+      if (const unsigned n = vector32(s, i)) {
+        i += n;
+        ++clean;
+        continue;
+      }
+      clean = 0;
+      if (!s.exact_units(i, i + 32)) return s.finish(i);
+    }
+    if (M != mode::validate || i < stop || clean < calm) break;
   }
   return portable::run_utf8(s, i);
 }

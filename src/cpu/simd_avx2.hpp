@@ -59,26 +59,50 @@ struct vector_masks {
   std::uint32_t ge_c0, ge_e0, ge_f0;  // lead classes: 2+, 3+ and 4-byte sequences
 };
 
+// The bytes of v that break rule 1 or 2, given the 3 bytes before it at the top of `carry`
+// (nonzero bytes), and its continuation bytes (0xFF).
+struct violations {
+  __m256i bad, cont;
+};
+GUTF8_AVX2 GUTF8_ALWAYS_INLINE inline violations check(__m256i v, __m256i carry) noexcept {
+  const __m256i p1 = _mm256_alignr_epi8(v, carry, 15), p2 = _mm256_alignr_epi8(v, carry, 14),
+                p3 = _mm256_alignr_epi8(v, carry, 13);
+  const __m256i cont = _mm256_cmpgt_epi8(ld(kc.continuation_top), v);
+  // What is left of each byte above its bound (at most 0x40): one compare for the three.
+  const __m256i over = _mm256_or_si256(
+      _mm256_or_si256(_mm256_subs_epu8(p1, ld(kc.over_bf)), _mm256_subs_epu8(p2, ld(kc.over_df))),
+      _mm256_subs_epu8(p3, ld(kc.over_ef)));
+  const __m256i need = _mm256_cmpgt_epi8(over, _mm256_setzero_si256());
+  // Pair classes are below 0x80: a nonzero byte is a broken pair.
+  const __m256i pairs = _mm256_and_si256(
+      _mm256_and_si256(_mm256_shuffle_epi8(ld(kc.lead_high), high_nibbles(p1)),
+                       _mm256_shuffle_epi8(ld(kc.lead_low), _mm256_and_si256(p1, ld(kc.low_nibble)))),
+      _mm256_shuffle_epi8(ld(kc.next_high), high_nibbles(v)));
+  return {_mm256_or_si256(_mm256_xor_si256(need, cont), pairs), cont};
+}
+
+// v checked against the vector before it (its 3 last bytes matter).
+GUTF8_AVX2 GUTF8_ALWAYS_INLINE inline __m256i check_after(__m256i v, __m256i before) noexcept {
+  return check(v, _mm256_permute2x128_si256(before, v, 0x21)).bad;
+}
+
+// Nonzero bytes where v's end cuts a sequence (a lead in its last 3 bytes that needs more).
+alignas(32) inline constexpr simd::vec<32> cut_above = [] {  // ld() loads aligned
+  simd::vec<32> t = simd::splat8<32>(0xFF);
+  t[29] = 0xEF, t[30] = 0xDF, t[31] = 0xBF;
+  return t;
+}();
+GUTF8_AVX2 inline __m256i cut_at_end(__m256i v) noexcept { return _mm256_subs_epu8(v, ld(cut_above)); }
+
 GUTF8_AVX2 GUTF8_ALWAYS_INLINE inline vector_masks analyse(const u8* p) noexcept {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const std::uint32_t non_ascii = mask_of(v);
   if (non_ascii == 0) return {0, ~0u, 0, 0, 0, 0};
   // v moved up 1..3 bytes; zeros (ASCII) enter, since the vector starts a unit.
-  const __m256i carry = _mm256_permute2x128_si256(v, v, 0x08);
-  const __m256i p1 = _mm256_alignr_epi8(v, carry, 15), p2 = _mm256_alignr_epi8(v, carry, 14),
-                p3 = _mm256_alignr_epi8(v, carry, 13);
-  const __m256i cont = _mm256_cmpgt_epi8(ld(kc.continuation_top), v);
-  const __m256i need =
-      _mm256_or_si256(_mm256_or_si256(above(p1, kc.over_bf), above(p2, kc.over_df)), above(p3, kc.over_ef));
-  const __m256i pairs = _mm256_and_si256(
-      _mm256_and_si256(_mm256_shuffle_epi8(ld(kc.lead_high), high_nibbles(p1)),
-                       _mm256_shuffle_epi8(ld(kc.lead_low), _mm256_and_si256(p1, ld(kc.low_nibble)))),
-      _mm256_shuffle_epi8(ld(kc.next_high), high_nibbles(v)));
-  const __m256i bad =
-      _mm256_or_si256(_mm256_xor_si256(need, cont), _mm256_cmpgt_epi8(pairs, _mm256_setzero_si256()));
+  const violations c = check(v, _mm256_permute2x128_si256(v, v, 0x08));
   return {non_ascii,
-          ~mask_of(cont),
-          mask_of(bad),
+          ~mask_of(c.cont),
+          ~mask_of(_mm256_cmpeq_epi8(c.bad, _mm256_setzero_si256())),
           mask_of(above(v, kc.over_bf)),
           mask_of(above(v, kc.over_df)),
           mask_of(above(v, kc.over_ef))};

@@ -86,6 +86,24 @@ TEST(RandomUtf8, OneDefectAtEveryOffsetOnEveryScannerPath) {
       }
 }
 
+// Multi-byte text at every phase against the 64-byte steps of the AVX2 validate walk, with one
+// defect around a step boundary: the walk hands over from the last unit start before the failing
+// step, which a sequence cut by the step before may have moved back by 1, 2 or 3 bytes.
+TEST(RandomUtf8, SequencesCutAtEveryStepBeforeADefect) {
+  std::string text;
+  while (text.size() < 600) text += "\xE2\x82\xAC\xF0\x9F\x98\x80\xC3\xA9";  // 3 + 4 + 2 bytes
+  for (const cpu::isa level : isa_levels())
+    for (std::size_t shift = 0; shift < 73; ++shift)
+      for (std::size_t at = 317; at < 324; ++at) {
+        std::string in = std::string(shift, 'a') + text;
+        in[at] = 'x';
+        SCOPED_TRACE(testing::Message() << name(level) << ", shift " << shift << ", defect at " << at);
+        expect_reference(operation::validate, error_policy::replace, in,
+                         on_isa(operation::validate, error_policy::replace, in, level));
+        if (HasFailure()) return;
+      }
+}
+
 // Bursts of errors between clean stretches of every length, so that the AVX-512 repair
 // windows start, run and hand back to the block path at every phase. The error kinds
 // the fast paths report must be those of the portable path's byte-at-a-time walk.
