@@ -2,44 +2,13 @@
 holds (several members, characters cut across them) is what CPython's codecs see; repair_file writes
 the format its output's suffix names, which the standard tools decompress."""
 import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 import gutf8
+from compressed_data import TOOLS, decompress, members
 from conftest import error_units, line_column, random_text
-
-TOOLS = {"gz": "gzip", "zst": "zstd", "xz": "xz", "bz2": "bzip2", "lz4": "lz4"}
-
-
-def tool(suffix):
-    name = TOOLS[suffix]
-    if shutil.which(name) is None:
-        pytest.skip(f"{name} is not installed")
-    return name
-
-
-def compress(suffix, data):
-    return subprocess.run([tool(suffix), "-q", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
-
-
-def decompress(suffix, data):
-    return subprocess.run([tool(suffix), "-q", "-d", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
-
-
-def members(suffix, data, count):
-    """data in `count` members of the format, cut inside characters."""
-    cuts = [0]
-    for k in range(1, count):
-        at = len(data) * k // count
-        while at < len(data) and data[at] & 0xC0 != 0x80:
-            at += 1
-        cuts.append(at)
-    cuts.append(len(data))
-    return b"".join(compress(suffix, data[a:b]) for a, b in zip(cuts, cuts[1:]))
-
 
 @pytest.fixture
 def text(rng):

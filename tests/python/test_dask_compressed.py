@@ -1,14 +1,11 @@
 """gutf8.dask on compressed shards (SPEC §3c): gzip, zstd, xz, bzip2 and lz4 files of one or several
 members that cut characters, on a distributed.LocalCluster, report what CPython's codec gives for
 the decompressed text; damaged shards are their row's error; repair_files writes each output in the
-format its suffix names, which Python's modules and the standard tools decompress."""
-import bz2
+format its suffix names, which the standard tools decompress."""
 import gzip
-import lzma
 import os
 import random
 import shutil
-import subprocess
 
 import pytest
 
@@ -17,62 +14,18 @@ distributed = pytest.importorskip("distributed", reason="gutf8.dask needs dask[d
 
 import gutf8  # noqa: E402
 import gutf8.dask  # noqa: E402
+from compressed_data import decompress, members, tool  # noqa: E402
 from conftest import error_units, line_column, random_text  # noqa: E402
 
 SUFFIXES = [".gz", ".zst", ".xz", ".bz2", ".lz4"]
-TOOLS = {".zst": "zstd", ".lz4": "lz4"}  # no module in Python's standard library
-
-
-def _tool(suffix):
-    name = TOOLS[suffix]
-    if shutil.which(name) is None:
-        pytest.skip(f"{name} is not installed")
-    return name
-
-
-def compress(suffix, data):
-    """One member (stream, frame) of the format holding data."""
-    if suffix == ".gz":
-        return gzip.compress(data, mtime=0)
-    if suffix == ".xz":
-        return lzma.compress(data)
-    if suffix == ".bz2":
-        return bz2.compress(data)
-    return subprocess.run([_tool(suffix), "-q", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
-
-
-def decompress(suffix, data):
-    """Every member, as the format's tool reads a file."""
-    if suffix == ".gz":
-        return gzip.decompress(data)
-    if suffix == ".xz":
-        return lzma.decompress(data)
-    if suffix == ".bz2":
-        return bz2.decompress(data)
-    if suffix == "":
-        return data
-    return subprocess.run([_tool(suffix), "-q", "-d", "-c"], input=data, stdout=subprocess.PIPE,
-                          check=True).stdout
-
-
-def members(suffix, data, count):
-    """data in `count` members of the format, cut inside characters where there are any."""
-    cuts = [0]
-    for k in range(1, count):
-        at = len(data) * k // count
-        while at < len(data) and data[at] & 0xC0 != 0x80:
-            at += 1
-        cuts.append(max(at, cuts[-1]))
-    cuts.append(len(data))
-    return b"".join(compress(suffix, data[a:b]) for a, b in zip(cuts, cuts[1:]))
 
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory):
     """Shards of every format in two folders (1 to 3 members, a third invalid, one empty text) and
     damaged ones: truncated, and with a corrupted byte inside their compressed data."""
-    for s in TOOLS:
-        _tool(s)
+    for s in SUFFIXES:
+        tool(s)
     root = tmp_path_factory.mktemp("shards")
     rng = random.Random(48)
     texts, damaged = {}, []
