@@ -176,6 +176,23 @@ void open_job(worker& w, const run_context& run, job& j) {
   }
 }
 
+// Claimed runs of `jobs` that did not finish: given back (the worker stops), or failed (it stops
+// when the failure is not the input's).
+bool unfinished(worker& w, const run_context& run, std::span<job* const> jobs, const piece_run& pr,
+                const std::exception_ptr& why) {
+  try {
+    std::rethrow_exception(why);
+  } catch (const run_given_back&) {
+    for (job* j : jobs) run.work.give_back(*j, pr);
+    if (run.hooks.after) run.hooks.after(w, worker_event::gave_back);
+    return false;
+  } catch (...) {
+    const bool fatal = !is_input_failure(why);
+    for (job* j : jobs) run.work.fail(*j, pr, why, fatal);
+    return !fatal;
+  }
+}
+
 // A batch of whole jobs: each published (or given back, or failed) as a run of its own would be.
 bool run_batch(worker& w, const run_context& run, const task& t) {
   const piece_run one{0, 1};
@@ -183,15 +200,8 @@ bool run_batch(worker& w, const run_context& run, const task& t) {
   try {
     results = w.process_batch(t.batch);
     for (run_result& r : results) w.pack_output(r);
-  } catch (const run_given_back&) {
-    for (job* j : t.batch) run.work.give_back(*j, one);
-    if (run.hooks.after) run.hooks.after(w, worker_event::gave_back);
-    return false;
   } catch (...) {
-    const std::exception_ptr why = std::current_exception();
-    const bool fatal = !is_input_failure(why);
-    for (job* j : t.batch) run.work.fail(*j, one, why, fatal);
-    return !fatal;
+    return unfinished(w, run, t.batch, one, std::current_exception());
   }
   for (std::size_t k = 0; k < t.batch.size(); ++k) {
     if (run.hooks.before_publish) run.hooks.before_publish(w, *t.batch[k], one);
@@ -213,15 +223,8 @@ bool run_task(worker& w, const run_context& run, const task& t) {
     if (run.hooks.before_publish) run.hooks.before_publish(w, *t.j, t.run);
     run.work.publish(*t.j, std::move(r));
     return true;
-  } catch (const run_given_back&) {
-    run.work.give_back(*t.j, t.run);
-    if (run.hooks.after) run.hooks.after(w, worker_event::gave_back);
-    return false;
   } catch (...) {
-    const std::exception_ptr why = std::current_exception();
-    const bool fatal = !is_input_failure(why);
-    run.work.fail(*t.j, t.run, why, fatal);
-    return !fatal;
+    return unfinished(w, run, std::span(&t.j, 1), t.run, std::current_exception());
   }
 }
 
