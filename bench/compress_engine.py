@@ -3,11 +3,12 @@
 
 Cases (wall clock from process start, files in the page cache, median of --reps runs):
   shards   --shards files of zstd -3 and of gzip -6 (one frame / member each, cut at line ends):
-           `gutf8 validate SHARDS` against one core's `zstd -dc` / `gzip -dc` of the same shards to
-           /dev/null (the target scales that rate by the cores used) and against the shell loop
+           `gutf8 validate SHARDS` (all threads, and one) against one core's `zstd -dc` / `gzip -dc` of
+           the same shards to /dev/null (the target scales that rate by the cores used; gutf8's one
+           thread against it is the ceiling no thread count passes) and against the shell loop
            `for f in SHARDS; do zstdcat $f | gutf8 validate; done`
   framed   one zstd file of 1 MiB frames (each compressed by zstd -3, concatenated): `gutf8 validate`
-           against one core's `zstd -dc`
+           (all threads, and one) against one core's `zstd -dc`
   output   `gutf8 validate --replace -o OUT.zst SHARDS` (zstd shards in) against one core's
            `zstd -3 -c TEXT` to /dev/null
   gpu      the same validate of the framed file and of the gzip shards with --backend=cuda beside
@@ -79,6 +80,8 @@ def shards_case(a, rec: Recorder, names: dict[str, list[str]], size: int) -> Non
         rec.add("shards", f"{cat} (one core)", label, 1, size, m, runs)
         m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu {files}", a.reps)
         rec.add("shards", "gutf8 validate", label, 0, size, m, runs)
+        m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu --threads 1 {files}", a.reps)
+        rec.add("shards", "gutf8 validate (one thread)", label, 1, size, m, runs)
         m, runs, _ = timed(f"for f in {files}; do {cat} $f | {a.gutf8} validate --backend=cpu || exit $?; done", a.reps)
         rec.add("shards", f"shell loop: {cat} | gutf8 validate", label, 1, size, m, runs)
 
@@ -89,6 +92,8 @@ def framed_case(a, rec: Recorder, names: dict[str, list[str]], size: int) -> Non
     rec.add("framed", "zstd -dc (one core)", "zstd, 1 MiB frames", 1, size, m, runs)
     m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu {framed}", a.reps)
     rec.add("framed", "gutf8 validate", "zstd, 1 MiB frames", 0, size, m, runs)
+    m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu --threads 1 {framed}", a.reps)
+    rec.add("framed", "gutf8 validate (one thread)", "zstd, 1 MiB frames", 1, size, m, runs)
 
 
 def output_case(a, rec: Recorder, names: dict[str, list[str]], text: str, size: int) -> None:
@@ -98,6 +103,9 @@ def output_case(a, rec: Recorder, names: dict[str, list[str]], text: str, size: 
     rec.add("output", "zstd -3 -c (one core)", "the text", 1, size, m, runs)
     m, runs, _ = timed(f"{a.gutf8} validate --replace --backend=cpu -o {shlex.quote(out)} {files}", a.reps)
     rec.add("output", "gutf8 validate --replace -o X.zst", f"{len(names['zstd'])} zstd shards", 0, size, m, runs)
+    m, runs, _ = timed(f"{a.gutf8} validate --replace --backend=cpu --threads 1 -o {shlex.quote(out)} {files}", a.reps)
+    rec.add("output", "gutf8 validate --replace -o X.zst (one thread)", f"{len(names['zstd'])} zstd shards", 1, size, m,
+            runs)
     check = subprocess.run(f"zstd -dc {shlex.quote(out)} | cmp - {shlex.quote(text)}", shell=True)
     if check.returncode != 0:
         sys.stderr.write("output case: the repaired .zst does not decompress to the text\n")
@@ -120,18 +128,21 @@ def ratio(rec: Recorder, case: str, tool: str, inp: str | None = None) -> float:
 
 
 def summary(rec: Recorder, cores: int, shards: int) -> None:
+    """Each target's ratio, and its ceiling: the ratio at perfect scaling of gutf8's one-thread run
+    (the tool's one-core time over gutf8's one-thread time), which no thread count can pass."""
+    def line(name: str, case: str, tool: str, ours: str, target: float, inp: str | None = None) -> str:
+        t, o, o1 = ratio(rec, case, tool, inp), ratio(rec, case, ours, inp), ratio(rec, case, ours + " (one thread)", inp)
+        return (f"  {name}: gutf8 = {t / o / cores:.2f}x (one core's {tool.split(' (')[0]} x {cores}) [>= {target}]; "
+                f"ceiling at perfect scaling {t / o1:.2f}x")
+
     print(f"\ntargets (cores used: {cores}):")
     for fmt, cat in (("zstd", "zstd -dc"), ("gzip", "gzip -dc")):
         label = f"{shards} {fmt} shards"
-        tool = ratio(rec, "shards", f"{cat} (one core)", label)
-        ours = ratio(rec, "shards", "gutf8 validate", label)
-        loop = ratio(rec, "shards", f"shell loop: {cat} | gutf8 validate", label)
-        print(f"  {label}: gutf8 = {tool / ours / cores:.2f}x (one core's {cat} x {cores}) [>= 0.8], "
-              f"{loop / ours:.2f}x the shell loop [>= 8]")
-    tool, ours = ratio(rec, "framed", "zstd -dc (one core)"), ratio(rec, "framed", "gutf8 validate")
-    print(f"  framed zstd: gutf8 = {tool / ours / cores:.2f}x (one core's zstd -dc x {cores}) [>= 0.8]")
-    tool, ours = ratio(rec, "output", "zstd -3 -c (one core)"), ratio(rec, "output", "gutf8 validate --replace -o X.zst")
-    print(f"  --replace -o X.zst: gutf8 = {tool / ours / cores:.2f}x (one core's zstd -3 x {cores}) [>= 0.7]")
+        print(line(label, "shards", f"{cat} (one core)", "gutf8 validate", 0.8, label))
+        loop, ours = ratio(rec, "shards", f"shell loop: {cat} | gutf8 validate", label), ratio(rec, "shards", "gutf8 validate", label)
+        print(f"  {label}: {loop / ours:.2f}x the shell loop [>= 8]")
+    print(line("framed zstd", "framed", "zstd -dc (one core)", "gutf8 validate", 0.8))
+    print(line("--replace -o X.zst", "output", "zstd -3 -c (one core)", "gutf8 validate --replace -o X.zst", 0.7))
 
 
 def main() -> int:
