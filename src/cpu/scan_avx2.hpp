@@ -56,26 +56,11 @@ GUTF8_AVX2 inline unsigned vector32(utf8_state<M, P, H>& s, std::size_t i) noexc
   return used;
 }
 
-// The unit start at or before `at`, where the bytes from the unit start i up to at break no
-// rule: at itself unless its last 3 bytes hold the lead of a sequence that at cuts.
-inline std::size_t unit_start_before(const u8* in, std::size_t i, std::size_t at) noexcept {
-  if (at - i < 3) return i;
-  if (in[at - 1] >= 0xC0) return at - 1;
-  if (in[at - 2] >= 0xE0) return at - 2;
-  if (in[at - 3] >= 0xF0) return at - 3;
-  return at;
-}
-
-struct checked {
-  std::size_t at;      // a unit start: the units before it are well-formed
-  std::size_t failed;  // 0, or the end of the pair of vectors that broke a rule
-};
-
 // Validate's path: pairs of vectors at fixed steps, each vector checked against the one
 // before it, keeping only whether a byte broke a rule: no step waits for the sequence
 // lengths of the last, and nothing is counted. Where a pair breaks a rule the vector path
 // finds its units.
-GUTF8_AVX2 inline checked checked_pairs(const u8* in, std::size_t i, std::size_t stop) noexcept {
+GUTF8_AVX2 inline vector_stop checked_pairs(const u8* in, std::size_t i, std::size_t stop) noexcept {
   constexpr std::size_t n = 64;
   __m256i before = _mm256_setzero_si256();
   std::size_t at = i;
@@ -98,7 +83,7 @@ GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
   for (;;) {
     std::size_t stop = s.end;  // of the vector path
     if constexpr (M == mode::validate) {
-      const checked c = checked_pairs(s.in, i, std::min(s.end, s.limit));
+      const vector_stop c = checked_pairs(s.in, i, std::min(s.end, s.limit));
       i = c.at;
       if (c.failed == 0) break;
       stop = c.failed;

@@ -1,7 +1,9 @@
 // The AVX-512 UTF-8 scanner (kernels in simd_avx512.hpp). It steps through 64-byte vectors at
 // fixed offsets, each checked against the end of the one before, so no step waits for the
-// sequence lengths of the last. Vectors with errors go to unit windows, which split 64 bytes at
-// a time into the maximal-subpart units (avx512::units); the portable scanner takes the rest.
+// sequence lengths of the last. Validate, which needs no units where there is no error, checks
+// pairs of vectors and keeps only whether a byte broke a rule. Vectors with errors go to unit
+// windows, which split 64 bytes at a time into the maximal-subpart units (avx512::units); the
+// portable scanner takes the rest.
 // (UTF-32 has no AVX-512 path: the AVX2 one runs.)
 #pragma once
 
@@ -106,11 +108,6 @@ GUTF8_AVX512 inline bool unit_windows(utf8_state<M, P, H>& s, std::size_t& i, st
   return s.exact_units(i, stop);
 }
 
-struct vector_stop {
-  std::size_t at;                 // a unit boundary: every unit before it is handled
-  std::size_t failed_vector_end;  // 0, or the end of the vector that failed the check
-};
-
 // The units that start in the first `used` bytes of the checked vector at i. Repair
 // copies whole vectors: its output has reached input position i, the others' the first
 // unit start at or after i.
@@ -188,16 +185,40 @@ GUTF8_AVX512 inline vector_stop vectors(utf8_state<M, P, H>& s, std::size_t i) n
   return {i + used, 0};
 }
 
-// Vectors until one fails the check; unit windows from the last good unit past it; vectors
-// again from a unit boundary.
+// Validate's path: pairs of vectors at fixed steps, each vector checked against the one
+// before it, keeping only whether a byte broke a rule (one test a pair): no masks, no counts,
+// no step that waits for the last. Where a pair breaks a rule the unit windows find its units.
+GUTF8_AVX512 inline vector_stop checked_pairs(const u8* in, std::size_t i, std::size_t stop) noexcept {
+  constexpr std::size_t n = 128;
+  __m512i before = _mm512_setzero_si512();
+  std::size_t at = i;
+  for (; at + n <= stop; at += n) {
+    prefetch(in + at), prefetch(in + at + 64);
+    const __m512i a = _mm512_loadu_si512(in + at), b = _mm512_loadu_si512(in + at + 64);
+    // ASCII pairs only check that the vector before ends its last sequence.
+    const __m512i bad = _mm512_movepi8_mask(_mm512_or_si512(a, b)) == 0
+                            ? cut_at_end(before)
+                            : _mm512_or_si512(check(a, before), check(b, a));
+    if (_mm512_test_epi8_mask(bad, bad) != 0) return {unit_start_before(in, i, at), at + n};
+    before = b;
+  }
+  return {unit_start_before(in, i, at), 0};
+}
+
+// Vectors (validate: checked pairs) until one fails the check; unit windows from the last
+// good unit past it; vectors again from a unit boundary.
 template <mode M, error_policy P, bool H>
 GUTF8_AVX512 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
   std::size_t i = 0;
   while (i < s.end) {
-    const vector_stop b = vectors(s, i);
+    vector_stop b;
+    if constexpr (M == mode::validate)
+      b = checked_pairs(s.in, i, std::min(s.end, s.limit));
+    else
+      b = vectors(s, i);
     i = b.at;
-    if (b.failed_vector_end == 0) break;
-    if (!unit_windows(s, i, b.failed_vector_end)) return s.finish(i);
+    if (b.failed == 0) break;
+    if (!unit_windows(s, i, b.failed)) return s.finish(i);
   }
   return portable::run_utf8(s, i);
 }

@@ -41,6 +41,23 @@ struct scan_request {
   isa level = isa::portable;
 };
 
+// Where a vector path of an ISA stops: `at` is a unit start (the units before it are handled);
+// `failed` is 0, or the end of the vectors whose check found a broken rule.
+struct vector_stop {
+  std::size_t at;
+  std::size_t failed;
+};
+
+// The unit start at or before `at`, where the bytes from the unit start i up to at break no
+// rule: at itself unless its last 3 bytes hold the lead of a sequence that at cuts.
+inline std::size_t unit_start_before(const u8* in, std::size_t i, std::size_t at) noexcept {
+  if (at - i < 3) return i;
+  if (in[at - 1] >= 0xC0) return at - 1;
+  if (in[at - 2] >= 0xE0) return at - 2;
+  if (in[at - 3] >= 0xF0) return at - 3;
+  return at;
+}
+
 inline std::uint32_t load32(const u8* p) noexcept {
   std::uint32_t v;
   std::memcpy(&v, p, 4);

@@ -1,5 +1,6 @@
 // AVX-512 (F/BW/VL + VBMI, VBMI2) kernels for the UTF-8 scanner: 64-byte vectors, checked by
-// the rules in simd_tables.hpp with mask registers. Decoding compresses the positions of
+// the rules in simd_tables.hpp (vector operations, masks where a caller needs them; the
+// unit windows with mask registers). Decoding compresses the positions of
 // the sequence starts, gathers the 4 bytes from each (byte permutes) and computes 16 code
 // points at once.
 #pragma once
@@ -27,6 +28,14 @@ struct index_tables {
   alignas(64) simd::vec<64> byte_in_element{};  // byte b of each 32-bit element = b
   alignas(64) simd::vec<64> cut_above{};  // bytes 61..63: above it, a lead the end cuts
   alignas(64) simd::vec<64> ahead1{};     // byte k takes byte k+1 (63: the next vector's first)
+  // check(): subtracted with saturation, a byte above 0xBF, 0xDF, 0xEF keeps bit 7.
+  alignas(64) simd::vec<64> bit7_above_bf = simd::splat8<64>(0x40);
+  alignas(64) simd::vec<64> bit7_above_df = simd::splat8<64>(0x60);
+  alignas(64) simd::vec<64> bit7_above_ef = simd::splat8<64>(0x70);
+  alignas(64) simd::vec<64> high_bit = simd::splat8<64>(0x80);
+  // Byte permutes read 6 index bits: classes by a byte's top 6 bits (its high nibble within).
+  alignas(64) simd::vec<64> lead_high_by_top6{};  // the lead's high-nibble pair classes
+  alignas(64) simd::vec<64> next_by_top6{};       // the next byte's, and bit 7 for 80..BF
 };
 inline constexpr index_tables make_index_tables() {
   index_tables t{};
@@ -39,6 +48,10 @@ inline constexpr index_tables make_index_tables() {
   for (unsigned k = 0; k < 61; ++k) t.cut_above[k] = 0xFF;
   t.cut_above[61] = 0xEF, t.cut_above[62] = 0xDF, t.cut_above[63] = 0xBF;
   for (unsigned k = 0; k < 64; ++k) t.ahead1[k] = u8(k + 1);
+  for (unsigned k = 0; k < 64; ++k) {
+    t.lead_high_by_top6[k] = simd::lead_high_classes()[k >> 2];
+    t.next_by_top6[k] = u8(simd::next_high_classes()[k >> 2] | (k >> 4 == 2 ? 0x80 : 0));
+  }
   return t;
 }
 inline constexpr index_tables ix = make_index_tables();
@@ -63,25 +76,39 @@ struct vector_masks {
 
 inline constexpr vector_masks ascii_vector{0, ~std::uint64_t{0}, 0, 0, 0, 0};
 
-// The vector v checked against the 3 bytes before it, the end of `before` (zeros when v
-// starts a unit: they read as ASCII). A sequence cut by v's end is not an error here; a
-// lead in `before` whose continuation bytes v lacks is. No branch: in mixed scripts,
-// whether a vector is all ASCII is a coin toss for the branch predictor.
-template <bool LeadClasses>
-GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline vector_masks analyse(__m512i v, __m512i before) noexcept {
+// The bytes of v that break rule 1 (bit 7) or rule 2 (bits 0..5: pair classes), given the
+// vector before it (zeros when v starts a unit: they read as ASCII). A sequence cut by v's
+// end is not an error here; a lead in `before` whose continuation bytes v lacks is. Only
+// vector operations: a compare into a mask register would take the shuffle port.
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i check(__m512i v, __m512i before) noexcept {
   const __m512i p1 = _mm512_permutex2var_epi8(v, ld(ix.back1), before);
   const __m512i p2 = _mm512_permutex2var_epi8(v, ld(ix.back2), before);
   const __m512i p3 = _mm512_permutex2var_epi8(v, ld(ix.back3), before);
-  const std::uint64_t cont = _mm512_cmplt_epi8_mask(v, ld(kc.continuation_top));
-  const std::uint64_t need = _mm512_cmpgt_epu8_mask(p1, ld(kc.over_bf)) |
-                             _mm512_cmpgt_epu8_mask(p2, ld(kc.over_df)) |
-                             _mm512_cmpgt_epu8_mask(p3, ld(kc.over_ef));
-  const __m512i pairs = _mm512_and_si512(
-      _mm512_and_si512(_mm512_shuffle_epi8(ld(kc.lead_high), high_nibbles(p1)),
-                       _mm512_shuffle_epi8(ld(kc.lead_low), _mm512_and_si512(p1, ld(kc.low_nibble)))),
-      _mm512_shuffle_epi8(ld(kc.next_high), high_nibbles(v)));
-  vector_masks m{_mm512_movepi8_mask(v), ~cont, (need ^ cont) | _mm512_test_epi8_mask(pairs, pairs),
-                _mm512_cmpgt_epu8_mask(v, ld(ix.cut_above)), 0, 0};
+  // Bit 7: a lead 1..3 bytes back needs a continuation byte here.
+  const __m512i need = _mm512_ternarylogic_epi32(_mm512_subs_epu8(p1, ld(ix.bit7_above_bf)),
+                                                 _mm512_subs_epu8(p2, ld(ix.bit7_above_df)),
+                                                 _mm512_subs_epu8(p3, ld(ix.bit7_above_ef)), 0xFE);  // a | b | c
+  // The 16-bit shifts leave each byte's top 6 bits in its low 6, which is all a permute reads.
+  const __m512i next = _mm512_permutexvar_epi8(_mm512_srli_epi16(v, 2), ld(ix.next_by_top6));
+  const __m512i pairs =
+      _mm512_ternarylogic_epi32(_mm512_permutexvar_epi8(_mm512_srli_epi16(p1, 2), ld(ix.lead_high_by_top6)),
+                                _mm512_permutexvar_epi8(p1, ld(kc.lead_low)), next, 0x80);  // a & b & c
+  // Bit 7 of need ^ next; pair classes are below 0x80.
+  return _mm512_or_si512(_mm512_ternarylogic_epi32(need, next, ld(ix.high_bit), 0x28), pairs);  // (a ^ b) & c
+}
+
+// Nonzero bytes where v's end cuts a sequence (a lead in its last 3 bytes that needs more).
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline __m512i cut_at_end(__m512i v) noexcept {
+  return _mm512_subs_epu8(v, ld(ix.cut_above));
+}
+
+// The masks of the vector v checked against the vector before it (see check). No branch:
+// in mixed scripts, whether a vector is all ASCII is a coin toss for the branch predictor.
+template <bool LeadClasses>
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline vector_masks analyse(__m512i v, __m512i before) noexcept {
+  const __m512i bad = check(v, before);
+  vector_masks m{_mm512_movepi8_mask(v), ~_mm512_cmplt_epi8_mask(v, ld(kc.continuation_top)),
+                 _mm512_test_epi8_mask(bad, bad), _mm512_cmpgt_epu8_mask(v, ld(ix.cut_above)), 0, 0};
   if constexpr (LeadClasses) {
     m.ge_e0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_df));
     m.ge_f0 = _mm512_cmpgt_epu8_mask(v, ld(kc.over_ef));

@@ -86,15 +86,17 @@ TEST(RandomUtf8, OneDefectAtEveryOffsetOnEveryScannerPath) {
       }
 }
 
-// Multi-byte text at every phase against the 64-byte steps of the AVX2 validate walk, with one
-// defect around a step boundary: the walk hands over from the last unit start before the failing
-// step, which a sequence cut by the step before may have moved back by 1, 2 or 3 bytes.
+// Multi-byte text at every phase against the steps of the validate walks (AVX2: 64 bytes, AVX-512:
+// pairs of 64-byte vectors), with one defect around 320 (AVX-512: in the pair's second vector) or
+// 384 (a step of both): the walk hands over from the last unit start before the failing step,
+// which a sequence cut by the step before may have moved back by 1, 2 or 3 bytes.
 TEST(RandomUtf8, SequencesCutAtEveryStepBeforeADefect) {
   std::string text;
   while (text.size() < 600) text += "\xE2\x82\xAC\xF0\x9F\x98\x80\xC3\xA9";  // 3 + 4 + 2 bytes
+  constexpr std::size_t defects[] = {317, 318, 319, 320, 321, 322, 323, 381, 382, 383, 384, 385, 386, 387};
   for (const cpu::isa level : isa_levels())
     for (std::size_t shift = 0; shift < 73; ++shift)
-      for (std::size_t at = 317; at < 324; ++at) {
+      for (const std::size_t at : defects) {
         std::string in = std::string(shift, 'a') + text;
         in[at] = 'x';
         SCOPED_TRACE(testing::Message() << name(level) << ", shift " << shift << ", defect at " << at);
@@ -102,6 +104,45 @@ TEST(RandomUtf8, SequencesCutAtEveryStepBeforeADefect) {
                          on_isa(operation::validate, error_policy::replace, in, level));
         if (HasFailure()) return;
       }
+}
+
+// Every size up to 300 bytes (the AVX-512 validate walk steps 128 bytes at a time) of multi-byte
+// text cut anywhere, so that its end may cut a sequence, with and without a stray continuation
+// byte among its last 5 bytes.
+TEST(RandomUtf8, EverySizeAroundTheStepsOnEveryScannerPath) {
+  auto g = rng(16);
+  const std::string text = random_text(g, 400, 0.0);
+  for (const cpu::isa level : isa_levels())
+    for (std::size_t size = 1; size <= 300; ++size) {
+      std::string in = text.substr(0, size);
+      for (const bool defect : {false, true}) {
+        if (defect) in[size - 1 - std::min(size - 1, size % 5)] = '\x80';
+        SCOPED_TRACE(testing::Message() << name(level) << ", " << size << " bytes, defect " << defect);
+        for (const operation op : {operation::validate, operation::decode})
+          expect_reference(op, error_policy::replace, in, on_isa(op, error_policy::replace, in, level));
+      }
+      if (HasFailure()) return;
+    }
+}
+
+// Single defects between clean stretches of 3.5 to 5 KB, longer than the clean run after which
+// the AVX-512 unit windows (64 in a row of 64 bytes) hand back to the vector or validate steps,
+// so those resume at every phase.
+TEST(RandomUtf8, CleanStretchesBetweenDefectsOnEveryScannerPath) {
+  auto g = rng(15);
+  for (int round = 0; round < 4; ++round) {
+    std::string in;
+    while (in.size() < 60000) {
+      in += random_text(g, pick(g, 3500, 5000), 0.0);
+      in += random_defect(g);
+    }
+    for (const cpu::isa level : isa_levels())
+      for (const operation op : utf8_operations) {
+        SCOPED_TRACE(testing::Message() << name(level) << ", round " << round);
+        expect_reference(op, error_policy::replace, in, on_isa(op, error_policy::replace, in, level));
+      }
+    if (HasFailure()) return;
+  }
 }
 
 // Bursts of errors between clean stretches of every length, so that the AVX-512 repair
