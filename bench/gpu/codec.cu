@@ -437,18 +437,18 @@ int main(int argc, char** argv) {
         add("validate", nn, api([=](void* t, std::size_t& b) {
               return dv::validate(t, b, in, n, sm, true, s);
             }));
-        // The former walk (every segment classified exactly), for the A/B in the same run.
+        // The former walk (every warp tile classified exactly), for the A/B in the same run.
         add("validate_planes", nn, api([=](void* t, std::size_t& b) {
               return dv::detail::validate_planes(t, b, in, n, sm, true, s);
             }));
         // Other shapes of the screening walk (32-byte blocks a lane, blocks an SM): validate_sLbM.
         for (const dv::detail::screen_shape shape : {dv::detail::screen_shape{1, 3}, dv::detail::screen_shape{1, 4},
                                                     dv::detail::screen_shape{2, 2}, dv::detail::screen_shape{2, 3}}) {
-          add("validate_s" + std::to_string(shape.lane_blocks) + "b" + std::to_string(shape.min_blocks), nn,
+          add("validate_s" + std::to_string(shape.lane_slabs) + "b" + std::to_string(shape.min_blocks), nn,
               api([=](void* t, std::size_t& b) { return dv::detail::validate_screen(shape, t, b, in, n, sm, true, s); }));
         }
         // The same text from its second byte, n - 1 bytes: input not 16-byte aligned (validate's
-        // segments start 15 bytes before it). Text that starts with a multibyte character has one
+        // warp tiles start 15 bytes before it). Text that starts with a multibyte character has one
         // error more.
         add("validate_unaligned", nn, api([=](void* t, std::size_t& b) {
               return dv::validate(t, b, in + 1, n - 1, sm, true, s);

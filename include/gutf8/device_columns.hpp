@@ -23,7 +23,7 @@
 //     releasing a result frees its memory in stream order after that event (on the releasing
 //     thread's default stream): work of your own that reads a result must be done first;
 //   * a call synchronises `stream` where it must learn a size on the host (the offsets' ends,
-//     segment and output byte totals, the invalid row count) or raise;
+//     warp tile and output byte totals, the invalid row count) or raise;
 //   * bad input and CUDA failures throw gutf8::error before any result is handed out.
 #pragma once
 

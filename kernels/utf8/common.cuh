@@ -8,7 +8,7 @@
 
 #include "gutf8/device.hpp"
 #include "utf8/byte_rule.cuh"
-#include "utf8/policy.cuh"
+#include "utf8/tuning.cuh"
 
 namespace gutf8::kern {
 

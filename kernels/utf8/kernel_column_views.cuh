@@ -85,14 +85,14 @@ __device__ __forceinline__ u64 row_from(const u64* at, u64 rows, u64 i, u64 q) {
 
 // Copies each row's bytes from src.row(i) to out[at[i], at[i + 1]) (at: rows + 1 offsets from 0,
 // at[rows] = total). Output-driven, so any mix of row sizes balances: a warp per run of
-// segs_per_warp 1 KiB segments of the output, each lane a 4-byte word every 128 bytes (loads and
+// warp_tiles_per_warp 1 KiB warp tiles of the output, each lane a 4-byte word every 128 bytes (loads and
 // stores coalesced across the lanes), a cursor per lane for the row under its word.
 template <class Source>
 __global__ void __launch_bounds__(column_block_threads)
-    copy_rows_kernel(Source src, const u64* at, u64 rows, u64 total, u8* out, u64 segs_per_warp) {
+    copy_rows_kernel(Source src, const u64* at, u64 rows, u64 total, u8* out, u64 warp_tiles_per_warp) {
   const u32 lane = threadIdx.x & 31u;
   const u64 warp = u64{blockIdx.x} * column_block_warps + (threadIdx.x >> 5);
-  const u64 first = warp * segs_per_warp * segment_bytes, last = first + segs_per_warp * segment_bytes;
+  const u64 first = warp * warp_tiles_per_warp * warp_tile_bytes, last = first + warp_tiles_per_warp * warp_tile_bytes;
   const u64 stop = last < total ? last : total;
   u64 q = first + 4 * lane;
   if (q >= stop) return;  // no warp-wide operation follows

@@ -16,7 +16,7 @@
 
 namespace gutf8::kern {
 
-// Tile shapes (encode_elems, encode_tile, expand_elems, expand_tile): policy.cuh.
+// Tile shapes (encode_elems, encode_tile, expand_elems, expand_tile): tuning.cuh.
 inline constexpr u32 encode_stage_bytes = 4 * 32 * encode_elems + 32;
 
 // One thread's E consecutive elements: values, error / LF bits (bit j = element e0 + j).
@@ -186,7 +186,7 @@ __device__ __forceinline__ void stage_encoded(const encode_view<E>& ev, u32 keep
   if (live) out.finish();
 }
 
-// encode_elems elements a thread (policy.cuh).
+// encode_elems elements a thread (tuning.cuh).
 template <error_policy P, bool Vec>
 __global__ void __launch_bounds__(block_threads, encode_fused_min_blocks)
     encode_fused_kernel(const u8* in, u64 n, u64 full, u64 elems, u8* out, accum* acc, rank_state states,

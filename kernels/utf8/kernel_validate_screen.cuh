@@ -1,14 +1,14 @@
-// Validate by screening (device::validate): every warp owns a contiguous run of segments and walks
-// it as warp_screen_walk.cuh says (each segment screened, counted exactly only where the screen
-// flags it or the segment before held an error). The segments are laid from the 16-byte aligned
-// address at or below the input, as kernel_validate.cuh's are: segments fully in range take
+// Validate by screening (device::validate): every warp owns a contiguous run of warp tiles and walks
+// it as warp_screen_walk.cuh says (each warp tile screened, counted exactly only where the screen
+// flags it or the warp tile before held an error). The warp tiles are laid from the 16-byte aligned
+// address at or below the input, as kernel_validate.cuh's are: warp tiles fully in range take
 // 16-byte loads, the first (where the input is not aligned) and the last one or two the guarded
 // path, which reads only the input's own bytes. Counters are 32-bit and run-relative until the
 // warp ends: one set of atomics a warp. Launched as a dependent of prepare_kernel: it derives the
 // limit itself and only waits for the cleared accumulator before its atomics.
 //
-// Template knobs (policy.cuh names the ones device::validate runs): B, the 32-byte blocks a lane
-// (a segment is B KiB); MinBlocks, the blocks an SM it is compiled for.
+// Template knobs (tuning.cuh names the ones device::validate runs): B, the 32-byte slabs a lane
+// (a warp tile is B KiB); MinBlocks, the blocks an SM it is compiled for.
 #pragma once
 
 #include "utf8/kernel_summary.cuh"
@@ -36,17 +36,20 @@ struct device_warp {
 
 template <bool Aligned, u32 B, int MinBlocks>
 __global__ void __launch_bounds__(block_threads, MinBlocks)
-    validate_screen_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 segs_per_warp, u64 total_segs) {
+    validate_screen_kernel(const u8* in, u64 n, bool is_last, accum* acc, u64 warp_tiles_per_warp,
+                           u64 total_warp_tiles) {
   const u32 lane = threadIdx.x & 31u;
   const u64 gw = (u64{blockIdx.x} * block_threads + threadIdx.x) >> 5;
-  const u64 seg0 = gw * segs_per_warp;
-  const u64 seg_end = seg0 + segs_per_warp < total_segs ? seg0 + segs_per_warp : total_segs;
-  if (seg0 >= seg_end) return;  // warp-uniform
+  const u64 warp_tile0 = gw * warp_tiles_per_warp;
+  const u64 warp_tile_end =
+      warp_tile0 + warp_tiles_per_warp < total_warp_tiles ? warp_tile0 + warp_tiles_per_warp : total_warp_tiles;
+  if (warp_tile0 >= warp_tile_end) return;  // warp-uniform
   // Positions count from the aligned start `in - head`.
   const u32 head = Aligned ? 0u : validate_head(in);
   const bool a4 = aligned4(in);
   // The limit from the input itself (acc->limit, before prepare_kernel sets it).
-  const screen_run r = screen_run_of<B>(in, head, chunk_limit(input_kind::utf8, in, n, is_last), seg0, seg_end);
+  const screen_run r =
+      screen_run_of<B>(in, head, chunk_limit(input_kind::utf8, in, n, is_last), warp_tile0, warp_tile_end);
   const auto guarded = [&](u64 p) { return load_word(in, n, static_cast<std::int64_t>(p) - head, a4); };
   const screen_totals t = screen_walk_run<B>(device_warp{}, r, guarded);
 

@@ -4,7 +4,7 @@
 //
 //   to_planes(w, P)      8 little-endian words (bytes 0..31) -> P[k] bit i = bit k of byte i.
 //                        An 8x8 bit transpose per 8 bytes (3 delta swaps) + 16 byte permutes.
-//   classify_block(P, a) stage 1: everything that looks at the block and the 3 bytes AFTER it.
+//   classify_slab(P, a)  stage 1: everything that looks at the block and the 3 bytes AFTER it.
 //                        `a` = ahead_link() of the next block (or ahead_link_word() of the 4
 //                        bytes after it).
 //   starts(c, b)         stage 2: unit starts, which also depend on the 3 bytes BEFORE the block.
@@ -138,13 +138,13 @@ GUTF8_HD u32 ahead_link_word(u32 x) {
 }
 
 // Stage 1 of a block.
-struct block_class {
+struct slab_class {
   u32 C, S1, T2, T3, wf;
 };
 
-GUTF8_HD block_class classify_block(const u32 (&P)[8], u32 ahead) {
+GUTF8_HD slab_class classify_slab(const u32 (&P)[8], u32 ahead) {
   const u32 p7 = P[7], p6 = P[6], p5 = P[5], p4 = P[4], p3 = P[3], p2 = P[2], p1 = P[1], p0 = P[0];
-  block_class r;
+  slab_class r;
   r.C = p7 & ~p6;
   const u32 h2 = p7 & p6;  // C0..FF
   const u32 h3 = h2 & p5;  // E0..FF
@@ -173,7 +173,7 @@ GUTF8_HD block_class classify_block(const u32 (&P)[8], u32 ahead) {
 // 3..5 = T3(29..31); 6 = C(31); with Detail also 7 = W2(31), 8..9 = W3(30..31),
 // 10..12 = W4(29..31) where Wk = wf & leads of k-byte sequences.
 template <bool Detail = false>
-GUTF8_HD u32 behind_link(const block_class& c) {
+GUTF8_HD u32 behind_link(const slab_class& c) {
   u32 b = (c.S1 >> 31) | ((c.T2 >> 30) << 1) | ((c.T3 >> 29) << 3) | ((c.C >> 31) << 6);
   if constexpr (Detail) {
     const u32 w2 = c.wf & c.S1 & ~c.T2, w3 = c.wf & c.T2 & ~c.T3, w4 = c.wf & c.T3;
@@ -193,24 +193,24 @@ template <bool Detail = false>
 GUTF8_HD u32 behind_link_word(u32 y, u32 own_ahead) {
   u32 Q[8];
   word_planes_top(y, Q);
-  return behind_link<Detail>(classify_block(Q, own_ahead));
+  return behind_link<Detail>(classify_slab(Q, own_ahead));
 }
 
 // Stage 2: unit starts.
-GUTF8_HD u32 starts(const block_class& c, u32 behind) {
+GUTF8_HD u32 starts(const slab_class& c, u32 behind) {
   const u32 cu1 = funnel_l(behind << 31, c.S1, 1);
   const u32 cu2 = funnel_l((behind >> 1) << 30, c.T2, 2) & c.C;
   const u32 cu3 = funnel_l((behind >> 3) << 29, c.T3, 3) & c.C & funnel_l((behind >> 6) << 31, c.C, 1);
   return ~(cu1 | cu2 | cu3);
 }
 
-struct block_cover {
+struct slab_cover {
   u32 cover;  // byte of a well-formed sequence
   u32 end2, end3, end4;  // last byte of a well-formed 2- / 3- / 4-byte sequence
 };
-GUTF8_HD block_cover coverage(const block_class& c, u32 behind) {
+GUTF8_HD slab_cover coverage(const slab_class& c, u32 behind) {
   const u32 w2 = c.wf & c.S1 & ~c.T2, w3 = c.wf & c.T2 & ~c.T3, w4 = c.wf & c.T3;
-  block_cover r;
+  slab_cover r;
   r.end2 = funnel_l((behind >> 7) << 31, w2, 1);
   const u32 w3_1 = funnel_l((behind >> 8) << 30, w3, 1);
   r.end3 = funnel_l((behind >> 8) << 30, w3, 2);

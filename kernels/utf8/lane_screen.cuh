@@ -1,6 +1,6 @@
-// The validity screen of a 32-byte block: which of its bytes break UTF-8, in about half the
-// instructions of the exact classification (lane_planes.cuh), which only blocks the screen flags
-// then need. A block is the bit planes of its bytes plus the lead flags of the 4 bytes before it;
+// The validity screen of a 32-byte slab: which of its bytes break UTF-8, in about half the
+// instructions of the exact classification (lane_planes.cuh), which only slabs the screen flags
+// then need. A slab is the bit planes of its bytes plus the lead flags of the 4 bytes before it;
 // nothing is needed from the bytes after it.
 //
 //   to_planes_mux(w, P)     the planes of lane_planes.cuh's to_planes, by a different route: two
@@ -10,7 +10,7 @@
 //                           multiplies on the FMA pipe).
 //   lead_flags_of(P)        the leads as masks: C0..FF, E0..FF, F0..FF and the four leads whose
 //                           second byte is restricted (E0 / F0 want a high one, ED / F4 a low one).
-//   screen_block(P, own, before)
+//   screen_slab(P, own, before)
 //                           bit i set where byte i is a continuation no lead asks for, or is not
 //                           one where a lead asks for it, or is C0, C1 or F5..FF, or is the second
 //                           byte of E0 / ED / F0 / F4 out of its range.
@@ -55,7 +55,7 @@ GUTF8_HD void transpose_bytes(u32 w0, u32 w1, u32 w2, u32 w3, u32& r0, u32& r1, 
 }
 
 GUTF8_HD void to_planes_mux(const u32 (&w)[8], u32 (&P)[8]) {
-  // A[r] byte q = byte 8q + r of the block, so A[r] bit 8q + k = bit k of byte 8q + r.
+  // A[r] byte q = byte 8q + r of the slab, so A[r] bit 8q + k = bit k of byte 8q + r.
   u32 A[8];
   transpose_bytes(w[0], w[2], w[4], w[6], A[0], A[1], A[2], A[3]);
   transpose_bytes(w[1], w[3], w[5], w[7], A[4], A[5], A[6], A[7]);
@@ -98,9 +98,9 @@ GUTF8_HD lead_flags lead_flags_of(const u32 (&P)[8]) {
   return f;
 }
 
-// `before`: the lead flags of the 4 bytes before the block in bits 28..31 (lead_flags_of the
+// `before`: the lead flags of the 4 bytes before the slab in bits 28..31 (lead_flags_of the
 // planes word_planes_top gives; the bits below are not used).
-GUTF8_HD u32 screen_block(const u32 (&P)[8], const lead_flags& own, const lead_flags& before) {
+GUTF8_HD u32 screen_slab(const u32 (&P)[8], const lead_flags& own, const lead_flags& before) {
   const u32 C = P[7] & ~P[6];
   const u32 need = funnel_l(before.L, own.L, 1) | funnel_l(before.E, own.E, 2) | funnel_l(before.F, own.F, 3);
   // The byte after E0 / ED needs bit 5 set / clear, after F0 / F4 bit 5 or 4 set / neither.
@@ -110,14 +110,14 @@ GUTF8_HD u32 screen_block(const u32 (&P)[8], const lead_flags& own, const lead_f
   return (need ^ C) | own.never | range;
 }
 
-// The lead flags of the 4 bytes y before a block, in bits 28..31.
+// The lead flags of the 4 bytes y before a slab, in bits 28..31.
 GUTF8_HD lead_flags lead_flags_of_word(u32 y) {
   u32 Q[8];
   word_planes_top(y, Q);
   return lead_flags_of(Q);
 }
 
-// What the next block needs of a block's lead flags (screen_block's `before`), in two words: the
+// What the next slab needs of a slab's lead flags (screen_slab's `before`), in two words: the
 // top bytes of L, E, F and G1 (bytes 0..3 of the first), G2 (the second).
 struct lead_link {
   u32 lefg = 0, g2 = 0;
@@ -125,7 +125,7 @@ struct lead_link {
 GUTF8_HD lead_link link_of(const lead_flags& f) {
   return {byte_perm(byte_perm(f.L, f.E, 0x7373u), byte_perm(f.F, f.G1, 0x7373u), 0x5410u), f.G2};
 }
-// The flags again, valid in their top byte (all screen_block uses).
+// The flags again, valid in their top byte (all screen_slab uses).
 GUTF8_HD lead_flags flags_of(const lead_link& k) {
   lead_flags f;
   f.L = k.lefg << 24;
@@ -137,13 +137,13 @@ GUTF8_HD lead_flags flags_of(const lead_link& k) {
   return f;
 }
 
-// A block the screen passed ends with the 4 bytes y (positions 28..31 of a 32-bit mask): the
-// error units starting among them, given own_ahead = ahead_link of the block after y. Only for a
-// block whose bytes all passed the screen (their units all start at non-continuation bytes).
+// A slab the screen passed ends with the 4 bytes y (positions 28..31 of a 32-bit mask): the
+// error units starting among them, given own_ahead = ahead_link of the slab after y. Only for a
+// slab whose bytes all passed the screen (their units all start at non-continuation bytes).
 GUTF8_HD u32 tail_error_starts(u32 y, u32 own_ahead) {
   u32 Q[8];
   word_planes_top(y, Q);
-  const block_class c = classify_block(Q, own_ahead);
+  const slab_class c = classify_slab(Q, own_ahead);
   return ~c.C & ~c.wf & 0xF0000000u;
 }
 

@@ -1,5 +1,5 @@
 // A tile's classification, which the UTF-8 kernels share. A tile is 8 KiB: 256 threads, each
-// owning 32 consecutive bytes (two 16-byte loads), so a warp owns 1 KiB (policy.cuh).
+// owning 32 consecutive bytes (two 16-byte loads), so a warp owns 1 KiB (tuning.cuh).
 //
 //   classify_tile    loads a lane's bytes, classifies them with bit planes (lane_planes.cuh) and
 //                    passes the links between lanes (shuffles) and warps (shared memory, one
@@ -9,7 +9,7 @@
 
 #include "utf8/common.cuh"
 #include "utf8/lane_planes.cuh"
-#include "utf8/policy.cuh"
+#include "utf8/tuning.cuh"
 
 namespace gutf8::kern {
 
@@ -95,7 +95,7 @@ struct lane_class {
   u32 wf;       // starts a well-formed unit (below limit)
   u32 quad;     // starts a well-formed 4-byte sequence (below limit): a surrogate pair in UTF-16
   u32 lf;       // LF bytes (below limit)
-  block_cover cov;  // Detail only (below limit)
+  slab_cover cov;  // Detail only (below limit)
   bool warp_ascii;  // every byte of the warp is ASCII
 };
 
@@ -124,7 +124,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
   L.warp_ascii = __all_sync(full_mask, (any & lane_hi) == 0);
   L.nx = __shfl_down_sync(full_mask, L.x[0], 1);
   if (lane == 31) L.nx = nx_mem;
-  block_class c{};
+  slab_class c{};
   u32 up = 0;
   if (!L.warp_ascii) {
     u32 P[8];
@@ -134,7 +134,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
     const u32 own_ahead = ahead_link(P);
     u32 ahead = __shfl_down_sync(full_mask, own_ahead, 1);
     if (lane == 31) ahead = ahead_link_word(nx_mem);
-    c = classify_block(P, ahead);
+    c = classify_slab(P, ahead);
     const u32 bl = behind_link<Detail>(c);
     if (lane == 31) link_sh[warp] = bl;
     up = __shfl_up_sync(full_mask, bl, 1);
@@ -160,7 +160,7 @@ __device__ __forceinline__ void classify_tile(const u8* in, u64 n, u64 base, u64
   } else {
     L.start = L.wf = L.inr;
     L.quad = 0;
-    if constexpr (Detail) L.cov = block_cover{L.inr, 0u, 0u, 0u};
+    if constexpr (Detail) L.cov = slab_cover{L.inr, 0u, 0u, 0u};
   }
   L.lf &= L.inr;
 }

@@ -1,15 +1,15 @@
 // The walk both column kernels share (kernel_column_scan.cuh, kernel_column_write.cuh): a string column's data
-// bytes [offsets[0], offsets[length]) are one flat text cut into 1 KiB segments, a warp per run of
-// consecutive segments, 32 bytes a lane, classified with bit planes as the flat validate kernel
+// bytes [offsets[0], offsets[length]) are one flat text cut into 1 KiB warp tiles, a warp per run of
+// consecutive warp tiles, 32 bytes a lane, classified with bit planes as the flat validate kernel
 // does, with every row start breaking the links between bytes (lane_row_links.cuh).
 //
 // Row starts come from the offsets themselves: a warp finds its first row once (a 32-ary search,
-// one load per lane a step) and then keeps a cursor; each segment loads the offsets of the rows
+// one load per lane a step) and then keeps a cursor; each warp tile loads the offsets of the rows
 // that start in it 32 at a time (coalesced) and sets their bits in a per-warp shared bitmap. The
 // bytes of null rows are loaded with the rest (they lie inside the data buffer, as the Arrow
-// layout guarantees) but are never counted or written. Per-row sums over a segment come from
+// layout guarantees) but are never counted or written. Per-row sums over a warp tile come from
 // per-lane masks and their prefix counts in shared memory: one lane per row computes its piece
-// from two prefix lookups, so short rows cost a lane each and long rows a piece per segment.
+// from two prefix lookups, so short rows cost a lane each and long rows a piece per warp tile.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,7 +20,7 @@
 
 namespace gutf8::kern::columns {
 
-inline constexpr u32 segment_bytes = warp_bytes;  // 1 KiB: 32 lanes of 32 bytes
+inline constexpr u32 warp_tile_bytes = warp_bytes;  // 1 KiB: 32 lanes of 32 bytes
 inline constexpr unsigned column_block_threads = 256;
 inline constexpr unsigned column_block_warps = column_block_threads / 32;
 inline constexpr unsigned warp_all = 0xFFFFFFFFu;
@@ -34,12 +34,12 @@ struct column_rows {
   const u8* validity;  // bit (bit0 + i); null: no nulls
   u64 bit0;
   u64 length;          // rows
-  u64 base;            // data position of segment 0: offsets[0] rounded down to 16
+  u64 base;            // data position of warp tile 0: offsets[0] rounded down to 16
   u64 begin;           // offsets[0]
   u64 end;             // offsets[length]
-  bool vec;            // data is 16-byte aligned: whole segments take 16-byte loads
+  bool vec;            // data is 16-byte aligned: whole warp tiles take 16-byte loads
 
-  __host__ __device__ u64 segments() const { return (end - base) / segment_bytes + 1; }  // end lies in one
+  __host__ __device__ u64 warp_tiles() const { return (end - base) / warp_tile_bytes + 1; }  // end lies in one
   __device__ u64 at(u64 i) const { return static_cast<u64>(offsets[i]); }
   __device__ bool is_null(u64 i) const {
     return validity != nullptr && !((validity[(bit0 + i) >> 3] >> ((bit0 + i) & 7)) & 1u);
@@ -85,9 +85,9 @@ __device__ u64 warp_lower_bound(const column_rows<Off>& r, u64 key) {
   return ge == 0 ? hi : lo + static_cast<u32>(__ffs(static_cast<int>(ge)) - 1);
 }
 
-// One warp's shared state. Bitmap words: 0 = the 32 bytes before the segment (bits 28..31 used),
+// One warp's shared state. Bitmap words: 0 = the 32 bytes before the warp tile (bits 28..31 used),
 // 1..32 = the lanes' bytes, 33 = the 32 after it (bits 0..2 used).
-struct segment_marks {
+struct warp_tile_marks {
   u32 rs[34];    // starts of non-empty rows, and offsets[length]
   u32 drop[34];  // those of rows that are not kept (column_write only)
 };
@@ -96,7 +96,7 @@ struct segment_marks {
 // first row whose start is >= S - 4; it moves on to the first row whose start is >= S + 1020.
 // dropped(i): whether row i (i == length: the end) is not kept.
 template <class Off, class Dropped>
-__device__ void mark_row_starts(const column_rows<Off>& r, u64 S, u64& cursor, segment_marks& m, Dropped dropped) {
+__device__ void mark_row_starts(const column_rows<Off>& r, u64 S, u64& cursor, warp_tile_marks& m, Dropped dropped) {
   const u32 lane = threadIdx.x & 31u;
   m.rs[lane] = 0;
   m.drop[lane] = 0;
@@ -109,26 +109,26 @@ __device__ void mark_row_starts(const column_rows<Off>& r, u64 S, u64& cursor, s
     const u64 p = has ? r.at(idx) : ~u64{0};
     u64 after = prim::detail::warp_shfl_down(p, 1);
     if (lane == 31) after = idx + 1 <= r.length ? r.at(idx + 1) : ~u64{0};
-    const bool in = has && p < S + segment_bytes + 4;
+    const bool in = has && p < S + warp_tile_bytes + 4;
     if (in && (idx == r.length || after > p)) {
       const u64 rel = p + 32 - S;  // >= 28: p >= S - 4
       const u32 bit = 1u << (rel & 31);
       atomicOr(&m.rs[rel >> 5], bit);
       if (dropped(idx)) atomicOr(&m.drop[rel >> 5], bit);
     }
-    next += static_cast<u32>(__popc(__ballot_sync(warp_all, has && p + 4 < S + segment_bytes)));
+    next += static_cast<u32>(__popc(__ballot_sync(warp_all, has && p + 4 < S + warp_tile_bytes)));
     if (!__all_sync(warp_all, in)) break;
   }
   cursor = next;
   __syncwarp();
 }
 
-// A lane's 32 bytes of the segment at S (absolute data position) and, in lane 31, the 4 after.
+// A lane's 32 bytes of the warp tile at S (absolute data position) and, in lane 31, the 4 after.
 template <class Off>
-__device__ __forceinline__ void load_segment(const column_rows<Off>& r, u64 S, u32 (&x)[8], u32& nx) {
+__device__ __forceinline__ void load_warp_tile(const column_rows<Off>& r, u64 S, u32 (&x)[8], u32& nx) {
   const u32 lane = threadIdx.x & 31u;
   const u64 pos = S + lane * lane_bytes;
-  if (r.vec && S + segment_bytes + 4 <= r.end) {
+  if (r.vec && S + warp_tile_bytes + 4 <= r.end) {
     const uint4 a = __ldg(reinterpret_cast<const uint4*>(r.data + pos));
     const uint4 b = __ldg(reinterpret_cast<const uint4*>(r.data + pos + 16));
     x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;
@@ -149,11 +149,11 @@ struct lane_units {
   [[nodiscard]] __device__ u32 errors() const { return start & ~wf; }
 };
 
-// All lanes. carry: the behind link into lane 0 (the previous segment's lane 31), updated to
-// this segment's; first: the run's first segment, whose link is computed from the 4 bytes before.
+// All lanes. carry: the behind link into lane 0 (the previous warp tile's lane 31), updated to
+// this warp tile's; first: the run's first warp tile, whose link is computed from the 4 bytes before.
 template <bool Detail, class Off>
-__device__ lane_units classify_segment(const column_rows<Off>& r, u64 S, const u32 (&x)[8], u32 nx,
-                                       const segment_marks& m, bool first, u32& carry) {
+__device__ lane_units classify_warp_tile(const column_rows<Off>& r, u64 S, const u32 (&x)[8], u32 nx,
+                                         const warp_tile_marks& m, bool first, u32& carry) {
   const u32 lane = threadIdx.x & 31u;
   const u32 rs = m.rs[lane + 1];
   if (first) {
@@ -182,7 +182,7 @@ __device__ lane_units classify_segment(const column_rows<Off>& r, u64 S, const u
     ahead = ahead_link_word(nx);
     ahead_rs = m.rs[33];
   }
-  const block_class c = classify_rows(P, ahead, rs, ahead_rs & 7u);
+  const slab_class c = classify_rows(P, ahead, rs, ahead_rs & 7u);
   const u32 link = behind_link<Detail>(c);
   u32 up = __shfl_up_sync(warp_all, link, 1);
   if (lane == 0) up = carry;
@@ -193,13 +193,13 @@ __device__ lane_units classify_segment(const column_rows<Off>& r, u64 S, const u
   return u;
 }
 
-// Per-lane masks with their counts summed over the segment up to any byte: a weighted pair
+// Per-lane masks with their counts summed over the warp tile up to any byte: a weighted pair
 // (count = popc(a) + w * popc(b)), prefix counts per lane in pre[0..32].
-struct segment_sums {
+struct warp_tile_sums {
   u32 a[32], b[32];
   u32 pre[33];
 
-  // All lanes: publishes the lane's masks; returns the segment's total.
+  // All lanes: publishes the lane's masks; returns the warp tile's total.
   __device__ u32 publish(u32 ma, u32 mb, u32 w) {
     const u32 lane = threadIdx.x & 31u;
     a[lane] = ma;
@@ -211,14 +211,14 @@ struct segment_sums {
     __syncwarp();
     return __shfl_sync(warp_all, incl, 31);
   }
-  // The count over the segment's bytes [0, x), x = 0..1024.
+  // The count over the warp tile's bytes [0, x), x = 0..1024.
   __device__ u32 below(u32 x, u32 w) const {
     const u32 k = x >> 5;
     if (k == 32) return pre[32];
     const u32 mask = below_bit(x & 31u);
     return pre[k] + static_cast<u32>(__popc(a[k] & mask)) + w * static_cast<u32>(__popc(b[k] & mask));
   }
-  // The lowest set bit of a in the segment's bytes [from, to), which holds one.
+  // The lowest set bit of a in the warp tile's bytes [from, to), which holds one.
   __device__ u32 first_a(u32 from, u32 to) const {
     u32 k = from >> 5;
     u32 m = a[k] & ~below_bit(from & 31u);
@@ -227,55 +227,56 @@ struct segment_sums {
   }
 };
 
-// A warp's run of segments [first, end) (empty for warps past the last) and its row cursor: the
+// A warp's run of warp tiles [first, end) (empty for warps past the last) and its row cursor: the
 // first row whose start is >= the run's start - 4 (mark_row_starts moves it on).
-struct segment_run {
+struct warp_tile_run {
   u64 first, end, cursor;
 };
 template <class Off>
-__device__ segment_run warp_run(const column_rows<Off>& r, u64 segs_per_warp) {
-  const u64 total = r.segments();
-  const u64 first = (u64{blockIdx.x} * column_block_warps + (threadIdx.x >> 5)) * segs_per_warp;
+__device__ warp_tile_run warp_run(const column_rows<Off>& r, u64 warp_tiles_per_warp) {
+  const u64 total = r.warp_tiles();
+  const u64 first = (u64{blockIdx.x} * column_block_warps + (threadIdx.x >> 5)) * warp_tiles_per_warp;
   if (first >= total) return {first, first, 0};  // warp-uniform
-  const u64 S0 = r.base + first * segment_bytes;
-  return {first, first + segs_per_warp < total ? first + segs_per_warp : total, warp_lower_bound(r, S0 >= 4 ? S0 - 4 : 0)};
+  const u64 S0 = r.base + first * warp_tile_bytes;
+  return {first, first + warp_tiles_per_warp < total ? first + warp_tiles_per_warp : total,
+          warp_lower_bound(r, S0 >= 4 ? S0 - 4 : 0)};
 }
 
-// All lanes: body(s, S, before, x, nx, first) for each segment s of the warp's run (S its first
-// byte, before the row cursor ahead of it, x / nx its bytes as load_segment gives them, first
+// All lanes: body(s, S, before, x, nx, first) for each warp tile s of the warp's run (S its first
+// byte, before the row cursor ahead of it, x / nx its bytes as load_warp_tile gives them, first
 // whether its link into lane 0 must be computed from the bytes before it), with the next
-// segment's bytes in flight and its row starts in m. A segment that skip(s, S, cursor, x) takes
+// warp tile's bytes in flight and its row starts in m. A warp tile that skip(s, S, cursor, x) takes
 // (returning true, the cursor moved on past it) gets no row starts and no body.
 template <class Off, class Dropped, class Skip, class Body>
-__device__ __forceinline__ void walk_segments(const column_rows<Off>& r, u64 segs_per_warp, segment_marks& m,
-                                              Dropped dropped, Skip skip, Body body) {
-  const segment_run run = warp_run(r, segs_per_warp);
+__device__ __forceinline__ void walk_warp_tiles(const column_rows<Off>& r, u64 warp_tiles_per_warp,
+                                                warp_tile_marks& m, Dropped dropped, Skip skip, Body body) {
+  const warp_tile_run run = warp_run(r, warp_tiles_per_warp);
   if (run.first == run.end) return;
   u64 cursor = run.cursor;
   u32 x[8], nx = 0;
-  load_segment(r, r.base + run.first * segment_bytes, x, nx);
+  load_warp_tile(r, r.base + run.first * warp_tile_bytes, x, nx);
   bool first = true;
   for (u64 s = run.first; s < run.end; ++s) {
-    const u64 S = r.base + s * segment_bytes;
+    const u64 S = r.base + s * warp_tile_bytes;
     u32 y[8], ny = 0;
-    if (s + 1 < run.end) load_segment(r, S + segment_bytes, y, ny);
+    if (s + 1 < run.end) load_warp_tile(r, S + warp_tile_bytes, y, ny);
     if (skip(s, S, cursor, x)) {
-      first = true;  // the next segment's link is not carried over
+      first = true;  // the next warp tile's link is not carried over
     } else {
       const u64 before = cursor;
       mark_row_starts(r, S, cursor, m, dropped);
       body(s, S, before, x, nx, first);
       first = false;
     }
-    __syncwarp();  // shared state is read before the next segment overwrites it
+    __syncwarp();  // shared state is read before the next warp tile overwrites it
 #pragma unroll
     for (int k = 0; k < 8; ++k) x[k] = y[k];
     nx = ny;
   }
 }
 
-// All lanes: the rows from `cursor` that start in the segment at S, as f(row, start) for each
-// (the end, row length, too); returns the cursor past the segment, as mark_row_starts moves it.
+// All lanes: the rows from `cursor` that start in the warp tile at S, as f(row, start) for each
+// (the end, row length, too); returns the cursor past the warp tile, as mark_row_starts moves it.
 template <class Off, class F>
 __device__ __forceinline__ u64 for_rows_starting_in(const column_rows<Off>& r, u64 S, u64 cursor, F f) {
   const u32 lane = threadIdx.x & 31u;
@@ -284,23 +285,23 @@ __device__ __forceinline__ u64 for_rows_starting_in(const column_rows<Off>& r, u
     const u64 idx = b + lane;
     const bool has = idx <= r.length;
     const u64 p = has ? r.at(idx) : ~u64{0};
-    if (has && p >= S && p < S + segment_bytes) f(idx, p);
-    next += static_cast<u32>(__popc(__ballot_sync(warp_all, has && p + 4 < S + segment_bytes)));
-    if (!__shfl_sync(warp_all, has && p < S + segment_bytes, 31)) break;
+    if (has && p >= S && p < S + warp_tile_bytes) f(idx, p);
+    next += static_cast<u32>(__popc(__ballot_sync(warp_all, has && p + 4 < S + warp_tile_bytes)));
+    if (!__shfl_sync(warp_all, has && p < S + warp_tile_bytes, 31)) break;
   }
   return next;
 }
 
-// Launch shape: a warp per run of segs_per_warp segments, over `blocks` blocks (or fewer).
+// Launch shape: a warp per run of warp_tiles_per_warp warp tiles, over `blocks` blocks (or fewer).
 struct column_grid {
-  u64 segs_per_warp;
+  u64 warp_tiles_per_warp;
   unsigned blocks;
 };
-inline column_grid grid_for_segments(u64 segments, u64 blocks) {
+inline column_grid grid_for_warp_tiles(u64 warp_tiles, u64 blocks) {
   const u64 target_warps = (blocks == 0 ? 1u : blocks) * column_block_warps;
-  const u64 per = (segments + target_warps - 1) / target_warps;
+  const u64 per = (warp_tiles + target_warps - 1) / target_warps;
   const u64 spw = per == 0 ? 1 : per;
-  const u64 warps = (segments + spw - 1) / spw;
+  const u64 warps = (warp_tiles + spw - 1) / spw;
   return {spw, static_cast<unsigned>((warps + column_block_warps - 1) / column_block_warps)};
 }
 

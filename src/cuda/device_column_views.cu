@@ -38,8 +38,8 @@ cuda::device_buffer<T> temporary(u64 n) {
 template <class Source>
 void copy_rows(const Source& src, const u64* at, u64 rows, u64 total, u8* out, cudaStream_t stream) {
   if (total == 0) return;
-  shared::walk<copy_rows_kernel<Source>>("copy_rows_kernel", (total + segment_bytes - 1) / segment_bytes, stream, src,
-                                         at, rows, total, out);
+  const u64 warp_tiles = (total + warp_tile_bytes - 1) / warp_tile_bytes;
+  shared::walk<copy_rows_kernel<Source>>("copy_rows_kernel", warp_tiles, stream, src, at, rows, total, out);
 }
 
 // A copy of a device result's validity bitmap and its null count, for a result made from it.

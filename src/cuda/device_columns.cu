@@ -1,6 +1,6 @@
 // The CUDA backend of the string-column operations (gutf8/device_columns.hpp): one analysis walk
 // of the bytes (kernels/utf8/kernel_column_scan.cuh) and, for a repair with errors, the scan of the
-// segments' output sizes (gutf8/prim) and one write walk (kernel_column_write.cuh); a clean column's
+// warp tiles' output sizes (gutf8/prim) and one write walk (kernel_column_write.cuh); a clean column's
 // repair is a copy of its bytes and its offsets rebased to 0. View arrays are gathered into the
 // large layout first (device_column_views.cu).
 #include <algorithm>
@@ -102,7 +102,7 @@ u64 bit_words(u64 rows) { return (rows + 31) / 32; }
 // One analysis pass (column_scan_kernel); synchronises to read the totals.
 template <class Off>
 analysis scan(const call_memory& mem, const column_rows<Off>& r, row_sum sum, Off* counts, u64* first_error,
-              u64* seg_out, const u32* kept_rows, bool want_bits, u8* seg_verbatim = nullptr) {
+              u64* warp_tile_out, const u32* kept_rows, bool want_bits, u8* warp_tile_verbatim = nullptr) {
   const cudaStream_t stream = mem.stream();
   analysis a;
   const auto totals = mem.temp<column_totals>(1);
@@ -113,13 +113,13 @@ analysis scan(const call_memory& mem, const column_rows<Off>& r, row_sum sum, Of
   }
   fill(counts, 0, r.length, stream);
   fill(first_error, 0xFF, r.length, stream);
-  const scan_outputs<Off> o{static_cast<u32*>(a.valid_bits.get()), kept_rows, totals.data(), counts, first_error, seg_out,
-                            seg_verbatim, sum};
+  const scan_outputs<Off> o{static_cast<u32*>(a.valid_bits.get()), kept_rows, totals.data(), counts, first_error,
+                            warp_tile_out, warp_tile_verbatim, sum};
   if (r.length == 0) return a;  // no offsets to read
   if (needs_cover(sum))
-    walk<column_scan_kernel<Off, true>>("column_scan_kernel", r.segments(), stream, r, o);
+    walk<column_scan_kernel<Off, true>>("column_scan_kernel", r.warp_tiles(), stream, r, o);
   else
-    walk<column_scan_kernel<Off, false>>("column_scan_kernel", r.segments(), stream, r, o);
+    walk<column_scan_kernel<Off, false>>("column_scan_kernel", r.warp_tiles(), stream, r, o);
   a.totals = download_one(totals.data(), stream);
   return a;
 }
@@ -206,13 +206,13 @@ std::vector<buffer> copied_rows(const call_memory& mem, const column_rows<Off>& 
 template <class Off>
 column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid policy) {
   const char* format = sizeof(Off) == 8 ? "U" : "u";
-  const u64 segments = r.segments();
-  const auto seg_at = mem.temp<u64>(segments + 1);
-  const auto seg_verbatim = mem.temp<u8>(segments);
+  const u64 warp_tiles = r.warp_tiles();
+  const auto warp_tile_at = mem.temp<u64>(warp_tiles + 1);
+  const auto warp_tile_verbatim = mem.temp<u8>(warp_tiles);
   const bool replace = policy == on_invalid::replace;
   // raise and null keep valid rows only, whose repair under drop is the row itself.
   analysis a = scan<Off>(mem, r, replace ? row_sum::repaired_replace : row_sum::repaired_drop, nullptr, nullptr,
-                         seg_at.data(), nullptr, true, seg_verbatim.data());
+                         warp_tile_at.data(), nullptr, true, warp_tile_verbatim.data());
   if (policy == on_invalid::raise && a.totals.invalid_rows != 0)
     internal::columns::raise_invalid(first_error_of(mem, r, a.totals));
   const bool null_invalid = policy == on_invalid::null && a.totals.invalid_rows != 0;
@@ -220,21 +220,21 @@ column repair_rows(const call_memory& mem, const column_rows<Off>& r, on_invalid
   if (a.totals.invalid_rows == 0 && a.totals.null_bytes == 0)
     return shared::result_column(mem, format, r.length, std::move(validity), copied_rows(mem, r));
   if (null_invalid)  // the sizes of the valid rows only
-    a.totals = scan<Off>(mem, r, row_sum::row_bytes, nullptr, nullptr, seg_at.data(),
+    a.totals = scan<Off>(mem, r, row_sum::row_bytes, nullptr, nullptr, warp_tile_at.data(),
                          static_cast<const u32*>(a.valid_bits.get()), false).totals;
-  fill(seg_at.data() + segments, 0, 1, mem.stream());
-  exclusive_sum_in_place(mem, seg_at.data(), segments + 1);
-  const u64 total = download_one(seg_at.data() + segments, mem.stream());
+  fill(warp_tile_at.data() + warp_tiles, 0, 1, mem.stream());
+  exclusive_sum_in_place(mem, warp_tile_at.data(), warp_tiles + 1);
+  const u64 total = download_one(warp_tile_at.data() + warp_tiles, mem.stream());
   if (total > static_cast<u64>(std::numeric_limits<Off>::max()))
     throw error(errc::output_too_small, "gutf8 device columns: the repaired column holds " + std::to_string(total) +
                                             " bytes, more than int32 offsets address (use large_utf8)");
   buffer offsets = mem.result((r.length + 1) * sizeof(Off));
   buffer data = mem.result(total);
-  // Under null, the scan's verbatim segments may hold bytes of rows that are now dropped.
-  const write_outputs<Off> o{null_invalid ? static_cast<const u32*>(a.valid_bits.get()) : nullptr, seg_at.data(),
-                             null_invalid ? nullptr : seg_verbatim.data(), static_cast<u8*>(data.get()),
+  // Under null, the scan's verbatim warp tiles may hold bytes of rows that are now dropped.
+  const write_outputs<Off> o{null_invalid ? static_cast<const u32*>(a.valid_bits.get()) : nullptr, warp_tile_at.data(),
+                             null_invalid ? nullptr : warp_tile_verbatim.data(), static_cast<u8*>(data.get()),
                              static_cast<Off*>(offsets.get()), replace};
-  walk<column_write_kernel<Off>>("column_write_kernel", segments, mem.stream(), r, o);
+  walk<column_write_kernel<Off>>("column_write_kernel", warp_tiles, mem.stream(), r, o);
   return shared::result_column(mem, format, r.length, std::move(validity), buffers_of(std::move(offsets), std::move(data)));
 }
 

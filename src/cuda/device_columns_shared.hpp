@@ -24,7 +24,7 @@ namespace gutf8::device::shared {
 using kern::u64;
 using kern::columns::column_block_threads;
 using kern::columns::column_grid;
-using kern::columns::grid_for_segments;
+using kern::columns::grid_for_warp_tiles;
 using gutf8::internal::columns::buffer;
 
 // A thread per item, column_block_threads a block.
@@ -48,13 +48,13 @@ std::vector<buffer> buffers_of(B&&... b) {
 }
 
 // One launch of a column walk: column_waves waves of as many blocks as Kernel's occupancy lets
-// every SM hold (cached per kernel: device_launch.cuh), each warp over segs_per_warp
-// segments (Kernel's last parameter).
+// every SM hold (cached per kernel: device_launch.cuh), each warp over warp_tiles_per_warp
+// warp tiles (Kernel's last parameter).
 template <auto Kernel, class... Args>
-void walk(const char* name, u64 segments, cudaStream_t stream, Args... args) {
+void walk(const char* name, u64 warp_tiles, cudaStream_t stream, Args... args) {
   static_assert(column_block_threads == kern::block_threads, "blocks_per_sm asks for blocks of block_threads");
-  const column_grid g = grid_for_segments(segments, device::launch::resident_blocks<Kernel>() * kern::column_waves);
-  Kernel<<<g.blocks, column_block_threads, 0, stream>>>(args..., g.segs_per_warp);
+  const column_grid g = grid_for_warp_tiles(warp_tiles, device::launch::resident_blocks<Kernel>() * kern::column_waves);
+  Kernel<<<g.blocks, column_block_threads, 0, stream>>>(args..., g.warp_tiles_per_warp);
   cuda::check_launch(name);
 }
 

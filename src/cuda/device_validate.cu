@@ -36,10 +36,10 @@ cudaError_t detail::validate_screen(screen_shape shape, void* d_temp, std::size_
                                     const std::byte* d_in, std::uint64_t n, device_summary* d_summary, bool is_last,
                                     cudaStream_t stream) {
   walk_fn walk = nullptr;
-  if (shape.lane_blocks == 1 && shape.min_blocks == 3) walk = launch::screen_walk<1, 3, true>;
-  if (shape.lane_blocks == 1 && shape.min_blocks == 4) walk = launch::screen_walk<1, 4, true>;
-  if (shape.lane_blocks == 2 && shape.min_blocks == 2) walk = launch::screen_walk<2, 2, true>;
-  if (shape.lane_blocks == 2 && shape.min_blocks == 3) walk = launch::screen_walk<2, 3, true>;
+  if (shape.lane_slabs == 1 && shape.min_blocks == 3) walk = launch::screen_walk<1, 3, true>;
+  if (shape.lane_slabs == 1 && shape.min_blocks == 4) walk = launch::screen_walk<1, 4, true>;
+  if (shape.lane_slabs == 2 && shape.min_blocks == 2) walk = launch::screen_walk<2, 2, true>;
+  if (shape.lane_slabs == 2 && shape.min_blocks == 3) walk = launch::screen_walk<2, 3, true>;
   if (walk == nullptr) return cudaErrorInvalidValue;
   return validate_with(walk, d_temp, temp_bytes, d_in, n, d_summary, is_last, stream);
 }

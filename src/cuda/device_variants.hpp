@@ -7,11 +7,11 @@
 
 namespace gutf8::device::detail {
 
-// A shape of validate's screening walk (kernels/utf8/kernel_validate_screen.cuh): 32-byte blocks
+// A shape of validate's screening walk (kernels/utf8/kernel_validate_screen.cuh): 32-byte slabs
 // a lane and the blocks an SM its kernel is compiled for: {1, 3}, {1, 4}, {2, 2} or {2, 3}
-// (device::validate's, policy.cuh).
+// (device::validate's, tuning.cuh).
 struct screen_shape {
-  int lane_blocks = 2;
+  int lane_slabs = 2;
   int min_blocks = 3;
 };
 
@@ -21,7 +21,7 @@ cudaError_t validate_screen(screen_shape shape, void* d_temp, std::size_t& temp_
                             std::uint64_t n, device_summary* d_summary, bool is_last = true,
                             cudaStream_t stream = nullptr);
 
-// validate with the walk that classifies every segment exactly (kern::validate_kernel).
+// validate with the walk that classifies every warp tile exactly (kern::validate_kernel).
 cudaError_t validate_planes(void* d_temp, std::size_t& temp_bytes, const std::byte* d_in, std::uint64_t n,
                             device_summary* d_summary, bool is_last = true, cudaStream_t stream = nullptr);
 

@@ -1,5 +1,5 @@
 // The bit-plane row classification of the GPU column kernels (kernels/utf8/lane_row_links.cuh), run on
-// the host: a column's rows laid end to end and cut into 32-byte blocks at every phase, each block
+// the host: a column's rows laid end to end and cut into 32-byte slabs at every phase, each slab
 // classified with the row starts as link breaks and linked to its neighbours as the kernels link
 // lanes, must give every byte the unit start / well-formed / cover flags that the exact per-byte
 // rule gives it on its row alone; and the kept-byte masks must follow the rows' kept states.
@@ -51,18 +51,18 @@ u32 starts_at(const laid_out& l, std::int64_t o) {
   return m;
 }
 
-struct block {
+struct slab {
   u32 P[8];
   u32 rs;
-  block(const laid_out& l, std::int64_t o) : rs(starts_at(l, o)) {
+  slab(const laid_out& l, std::int64_t o) : rs(starts_at(l, o)) {
     u32 w[8];
     for (int k = 0; k < 8; ++k) w[k] = word_at(l.bytes, o + 4 * k);
     kern::to_planes(w, P);
   }
 };
 
-kern::block_class classify_at(const laid_out& l, std::int64_t o) {
-  const block b(l, o), next(l, o + 32);
+kern::slab_class classify_at(const laid_out& l, std::int64_t o) {
+  const slab b(l, o), next(l, o + 32);
   return kern::classify_rows(b.P, kern::ahead_link(next.P), b.rs, next.rs & 7u);
 }
 
@@ -71,10 +71,10 @@ int compare(const std::vector<std::string>& rows, std::size_t junk, int phase) {
   const auto n = static_cast<std::int64_t>(l.bytes.size());
   int bad = 0;
   for (std::int64_t o = phase - 32; o < n; o += 32) {
-    const block b(l, o);
-    const kern::block_class c = classify_at(l, o);
+    const slab b(l, o);
+    const kern::slab_class c = classify_at(l, o);
     const u32 behind = kern::behind_link<true>(classify_at(l, o - 32));
-    const block before(l, o - 32);
+    const slab before(l, o - 32);
     const u32 word_link =
         kern::behind_link_word_rows<true>(word_at(l.bytes, o - 4), kern::ahead_link_word(word_at(l.bytes, o)), before.rs, b.rs);
     if (word_link != behind && ++bad < 4) ADD_FAILURE() << "behind word link at " << o;

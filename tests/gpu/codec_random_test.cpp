@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gpu_harness.hpp"
-#include "utf8/policy.cuh"
+#include "utf8/tuning.cuh"
 
 namespace gutf8::test::gpu {
 namespace {
@@ -172,18 +172,18 @@ TEST(GpuRandom, MisalignedInput) {
   }
 }
 
-// Validate lays its segments from the 16-byte aligned address at or below the input
-// (kernels/utf8/kernel_validate_screen.cuh): the bytes before the input read as 0, its first segment and
+// Validate lays its warp tiles from the 16-byte aligned address at or below the input
+// (kernels/utf8/kernel_validate_screen.cuh): the bytes before the input read as 0, its first warp tile and
 // its last take the guarded path, the others 16-byte loads. Every misalignment, at sizes around a
-// lane, a segment and a tile, and large enough that each warp walks several segments; valid text
+// lane, a warp tile and a tile, and large enough that each warp walks several warp tiles; valid text
 // with LFs from the first byte on, then an error unit at the first byte, at the edges of the
-// segments as the kernel lays them, a sequence cut by the end, and sparse random errors.
+// warp tiles as the kernel lays them, a sequence cut by the end, and sparse random errors.
 TEST(GpuRandom, ValidateAtEveryAlignment) {
   GUTF8_REQUIRE_GPU();
-  constexpr std::size_t segment = kern::validate_screen_segment;
+  constexpr std::size_t warp_tile = kern::validate_screen_warp_tile;
   workspace ws;
   auto g = rng(8800);
-  for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{33}, segment - 3, segment + 5,
+  for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{33}, warp_tile - 3, warp_tile + 5,
                         3 * tile + 77, (std::size_t{24} << 20) + 333}) {
     bytes text = random_text(g, n, script::mixed);
     text.resize(n);
@@ -194,15 +194,15 @@ TEST(GpuRandom, ValidateAtEveryAlignment) {
       ASSERT_TRUE(check(ws, op::validate, text, error_policy::replace, what + ", as generated", m));
       bytes b = text;
       b[0] = 0x80;
-      for (std::size_t edge = segment - m; edge + 1 < n; edge += 5 * segment + 3 * segment * (m % 2)) {
+      for (std::size_t edge = warp_tile - m; edge + 1 < n; edge += 5 * warp_tile + 3 * warp_tile * (m % 2)) {
         b[edge - 1] = 0xE1;  // cut by the byte at the edge
         b[edge] = 'x';
         b[edge + 1] = 0xBF;  // a stray continuation
       }
       b[n - 1] = 0xF1;
       ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace, what + ", errors at the edges", m));
-      // The first error at a segment edge in the middle (a later warp's run), not at byte 0.
-      if (const std::size_t edge = (n / segment / 2 + 1) * segment - m; edge + 1 < n) {
+      // The first error at a warp tile edge in the middle (a later warp's run), not at byte 0.
+      if (const std::size_t edge = (n / warp_tile / 2 + 1) * warp_tile - m; edge + 1 < n) {
         bytes late = text;
         late[edge - 1] = 0xE1;
         late[edge] = 'x';
@@ -214,19 +214,19 @@ TEST(GpuRandom, ValidateAtEveryAlignment) {
   }
 }
 
-// Validate screens each segment and counts exactly only the flagged ones (and a run's first and
-// last, and those after a segment with an error): one error unit in otherwise valid text, its
-// first byte 5 bytes before to 3 bytes after a segment edge (a truncated sequence flags only the
-// next segment; the stray continuations after an out-of-range second byte are flagged up to 2
-// bytes before them), in CJK and emoji text whose segments all take the screen. Every shape of the
-// walk the benchmark measures (lanes of one or two 32-byte blocks), and the default.
-void validate_errors_at_edges(workspace& ws, std::size_t segment, std::size_t n, const std::vector<std::size_t>& ks,
+// Validate screens each warp tile and counts exactly only the flagged ones (and a run's first and
+// last, and those after a warp tile with an error): one error unit in otherwise valid text, its
+// first byte 5 bytes before to 3 bytes after a warp tile edge (a truncated sequence flags only the
+// next warp tile; the stray continuations after an out-of-range second byte are flagged up to 2
+// bytes before them), in CJK and emoji text whose warp tiles all take the screen. Every shape of the
+// walk the benchmark measures (lanes of one or two 32-byte slabs), and the default.
+void validate_errors_at_edges(workspace& ws, std::size_t warp_tile, std::size_t n, const std::vector<std::size_t>& ks,
                               int d_lo, int d_hi) {
   const std::vector<bytes> patterns = {
       {0xE1, 'x'},       {0xF0, 0x9F, 0x98, 'x'}, {0xF0, 0x9F, 'x'}, {0xC0, 0x80}, {0xF8, 0x80, 0x80},
       {0xE0, 0x80, 0x80}, {0xF0, 0x80, 0x80, 0x80}, {0xED, 0xA0, 0x80}, {0xF4, 0x90, 0x80, 0x80},
       {0x80},             {0xE4, 0xB8, '\n'},     {0xF4, 0x8F, 0xBF, 0xBF, 0xBF}};
-  auto g = rng(9900 + segment);
+  auto g = rng(9900 + warp_tile);
   for (script sc : {script::cjk, script::emoji}) {
     bytes text = random_text(g, n, sc);
     text.resize(n);
@@ -234,14 +234,14 @@ void validate_errors_at_edges(workspace& ws, std::size_t segment, std::size_t n,
       for (const bytes& pat : patterns) {
         for (int d = d_lo; d <= d_hi; ++d) {
           bytes b = text;
-          const std::size_t pos = k * segment + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(d));
+          const std::size_t pos = k * warp_tile + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(d));
           std::size_t lo = pos - 8, hi = pos + 8;  // an ASCII window on character boundaries
           while (lo > 0 && (b[lo] & 0xC0) == 0x80) --lo;
           while (hi < n && (b[hi] & 0xC0) == 0x80) ++hi;
           std::fill(b.begin() + static_cast<std::ptrdiff_t>(lo), b.begin() + static_cast<std::ptrdiff_t>(hi), 'a');
           std::copy(pat.begin(), pat.end(), b.begin() + static_cast<std::ptrdiff_t>(pos));
           ASSERT_TRUE(check(ws, op::validate, b, error_policy::replace,
-                            "pattern of " + std::to_string(pat.size()) + " bytes at segment " + std::to_string(k) +
+                            "pattern of " + std::to_string(pat.size()) + " bytes at warp tile " + std::to_string(k) +
                                 " edge " + std::to_string(d)));
         }
       }
@@ -249,12 +249,12 @@ void validate_errors_at_edges(workspace& ws, std::size_t segment, std::size_t n,
   }
 }
 
-TEST(GpuRandom, ValidateScreenAtSegmentEdges) {
+TEST(GpuRandom, ValidateScreenAtWarpTileEdges) {
   GUTF8_REQUIRE_GPU();
   workspace ws;
-  // Large enough that warps walk runs of several segments on any GPU of this class: the edges
+  // Large enough that warps walk runs of several warp tiles on any GPU of this class: the edges
   // below sit at different places in their runs.
-  validate_errors_at_edges(ws, kern::validate_screen_segment, (std::size_t{16} << 20) + 123, {3, 8, 3001}, -5, 3);
+  validate_errors_at_edges(ws, kern::validate_screen_warp_tile, (std::size_t{16} << 20) + 123, {3, 8, 3001}, -5, 3);
 }
 
 TEST(GpuRandom, ValidateEveryScreenShape) {
@@ -263,11 +263,11 @@ TEST(GpuRandom, ValidateEveryScreenShape) {
   auto g = rng(9911);
   for (const device::detail::screen_shape shape : {device::detail::screen_shape{1, 3}, device::detail::screen_shape{1, 4},
                                                   device::detail::screen_shape{2, 2}, device::detail::screen_shape{2, 3}}) {
-    SCOPED_TRACE("shape " + std::to_string(shape.lane_blocks) + "/" + std::to_string(shape.min_blocks));
+    SCOPED_TRACE("shape " + std::to_string(shape.lane_slabs) + "/" + std::to_string(shape.min_blocks));
     ws.screen = shape;
-    const std::size_t segment = kern::warp_bytes * static_cast<std::size_t>(shape.lane_blocks);
-    validate_errors_at_edges(ws, segment, (std::size_t{4} << 20) + 77, {5, 1001}, -3, 2);
-    for (std::size_t n : {std::size_t{1}, std::size_t{33}, segment - 3, segment + 5, 3 * tile + 77}) {
+    const std::size_t warp_tile = kern::warp_bytes * static_cast<std::size_t>(shape.lane_slabs);
+    validate_errors_at_edges(ws, warp_tile, (std::size_t{4} << 20) + 77, {5, 1001}, -3, 2);
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, warp_tile - 3, warp_tile + 5, 3 * tile + 77}) {
       for (script sc : {script::mixed, script::cjk, script::ascii}) {
         for (double rate : {0.0, 0.001, 0.01, 0.05}) {
           bytes b = random_text(g, n, sc);
@@ -285,10 +285,10 @@ TEST(GpuRandom, ValidateEveryScreenShape) {
 }
 
 // Repair first copies aligned input while it validates it (warps walking runs of 1 KiB
-// segments, several a warp at these sizes) and its tile kernel works only where that pass found an
+// warp tiles, several a warp at these sizes) and its tile kernel works only where that pass found an
 // error unit. One workspace, so each call reuses the temporary storage of a call that did or did
 // not flag an error: valid text, then a single error at the first byte, in the middle, in the last
-// segment and in the input's last byte (the last segments are guarded), valid text again after
+// warp tile and in the input's last byte (the last warp tiles are guarded), valid text again after
 // them, an incomplete sequence at the end (strict: an error; chunked: carried), and LFs.
 TEST(GpuRandom, RepairAfterCopyingPass) {
   GUTF8_REQUIRE_GPU();

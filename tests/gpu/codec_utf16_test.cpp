@@ -1,7 +1,7 @@
 // device::decode_utf16 against the CPU codec's decode_to (UTF-16LE/BE) byte for byte, summary
 // included: every script, error rates, every size 0..300, sizes around tile boundaries, carries.
 #include "gpu_harness.hpp"
-#include "utf8/policy.cuh"
+#include "utf8/tuning.cuh"
 
 namespace gutf8::test::gpu {
 namespace {

@@ -256,8 +256,8 @@ TEST(GpuColumns, EdgeRowsEveryLayout) {
         }
 }
 
-// Rows of random sizes around the 32-byte lane and the 1 KiB warp segment; 1 in 5 dirty.
-TEST(GpuColumns, RandomRowsAroundSegments) {
+// Rows of random sizes around the 32-byte lane and the 1 KiB warp tile; 1 in 5 dirty.
+TEST(GpuColumns, RandomRowsAroundWarpTiles) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(17);
   std::vector<row> rows;
@@ -420,9 +420,9 @@ TEST(GpuColumnViews, EdgeRowsEveryLayout) {
         }
 }
 
-// Rows of random sizes around the 12-byte inline limit, the 32-byte lane and the 1 KiB segment
+// Rows of random sizes around the 12-byte inline limit, the 32-byte lane and the 1 KiB warp tile
 // (of the gathered bytes and of the repaired long rows); 1 in 5 dirty, some null.
-TEST(GpuColumnViews, RandomRowsAroundSegments) {
+TEST(GpuColumnViews, RandomRowsAroundWarpTiles) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(37);
   std::uniform_int_distribution<std::size_t> size(0, 2100), small(0, 20);

@@ -1,9 +1,9 @@
 // Host-side proof of the bit-plane classifier the kernels run (kernels/utf8/lane_planes.cuh is
 // __host__ __device__): planes against the bytes, and start / well-formed / cover / sequence-end
-// masks of every 32-byte block (with its links to the neighbouring blocks, from their stage-1
+// masks of every 32-byte slab (with its links to the neighbouring slabs, from their stage-1
 // results as the kernels pass them between lanes and from the raw neighbour words as lane 0 / 31
 // compute them) against the exact per-byte rule classify_reference. Exhaustive over all 1-, 2-
-// and 3-byte sequences at every position of a block boundary, plus random mixes of the bytes
+// and 3-byte sequences at every position of a slab boundary, plus random mixes of the bytes
 // that matter; the scalar decoders and encoder (decode_unit, decode_four_bytes, utf8_pack) on every
 // scalar value they take. No GPU needed.
 #include <gtest/gtest.h>
@@ -31,9 +31,9 @@ void planes_at(const std::vector<u8>& b, std::int64_t o, u32 (&P)[8]) {
   kern::to_planes(w, P);
 }
 
-// Compares every block of `b` (blocks at offset `phase` + 32 k, covering all bytes). Returns the
+// Compares every slab of `b` (slabs at offset `phase` + 32 k, covering all bytes). Returns the
 // number of mismatching bytes (reports the first few).
-int compare_blocks(const std::vector<u8>& b, int phase) {
+int compare_slabs(const std::vector<u8>& b, int phase) {
   const auto n = static_cast<std::int64_t>(b.size());
   int bad = 0;
   for (std::int64_t o = phase - 32; o < n; o += 32) {
@@ -52,15 +52,15 @@ int compare_blocks(const std::vector<u8>& b, int phase) {
     const u32 own_ahead = kern::ahead_link(P);
     const u32 ahead = kern::ahead_link(Pn);
     if (ahead != kern::ahead_link_word(word_at(b, o + 32)) && ++bad < 4) ADD_FAILURE() << "ahead word at " << o;
-    const kern::block_class c = kern::classify_block(P, ahead);
-    const kern::block_class cp = kern::classify_block(Pp, own_ahead);
+    const kern::slab_class c = kern::classify_slab(P, ahead);
+    const kern::slab_class cp = kern::classify_slab(Pp, own_ahead);
     const u32 behind = kern::behind_link<true>(cp);
     if (behind != kern::behind_link_word<true>(word_at(b, o - 4), own_ahead) && ++bad < 4)
       ADD_FAILURE() << "behind word at " << o << ": " << std::hex << behind << " vs "
                     << kern::behind_link_word<true>(word_at(b, o - 4), own_ahead);
     if (kern::behind_link<false>(cp) != (behind & 0x7Fu) && ++bad < 4) ADD_FAILURE() << "short link";
     const u32 start = kern::starts(c, behind);
-    const kern::block_cover cv = kern::coverage(c, behind);
+    const kern::slab_cover cv = kern::coverage(c, behind);
     const u32 lf = kern::lf_mask(P);
     for (int i = 0; i < 32; ++i) {
       const std::int64_t q = o + i;
@@ -140,7 +140,7 @@ TEST(PlanesHost, TransposeAllBytePatterns) {
 }
 
 TEST(PlanesHost, ExhaustiveTwoByteSequencesAcrossTheBoundary) {
-  // Every byte pair, placed so that it straddles the block boundary or sits next to it, with
+  // Every byte pair, placed so that it straddles the slab boundary or sits next to it, with
   // an ASCII or continuation filler and an optional third byte.
   for (u32 v = 0; v < 65536; ++v) {
     for (int pad : {28, 29, 30, 31, 32, 33}) {
@@ -149,15 +149,15 @@ TEST(PlanesHost, ExhaustiveTwoByteSequencesAcrossTheBoundary) {
         buf.push_back(static_cast<u8>(v >> 8));
         buf.push_back(static_cast<u8>(v));
         buf.push_back(tail);
-        ASSERT_EQ(compare_blocks(buf, 0), 0) << std::hex << v;
+        ASSERT_EQ(compare_slabs(buf, 0), 0) << std::hex << v;
       }
     }
   }
 }
 
 TEST(PlanesHost, ExhaustiveThreeByteSequences) {
-  // All 2^24 sequences in 4-byte slots padded with 'x'; 8 slots per block, so over the run every
-  // slot position and both block phases are covered.
+  // All 2^24 sequences in 4-byte slots padded with 'x'; 8 slots per slab, so over the run every
+  // slot position and both slab phases are covered.
   std::vector<u8> buf;
   buf.reserve(1 << 16);
   int bad = 0;
@@ -167,7 +167,7 @@ TEST(PlanesHost, ExhaustiveThreeByteSequences) {
     buf.push_back(static_cast<u8>(v));
     buf.push_back('x');
     if (buf.size() == (1u << 14) || v + 1 == (1u << 24)) {
-      bad += compare_blocks(buf, static_cast<int>(v & 31));
+      bad += compare_slabs(buf, static_cast<int>(v & 31));
       ASSERT_EQ(bad, 0);
       buf.clear();
     }
@@ -187,7 +187,7 @@ TEST(PlanesHost, RandomMixesEveryPhase) {
       v = r == 0 ? static_cast<u8>(g()) : interesting[g() % sizeof interesting];
     }
     for (int phase = 0; phase < 32; phase += 1 + static_cast<int>(g() % 7))
-      ASSERT_EQ(compare_blocks(b, phase), 0) << "trial " << t;
+      ASSERT_EQ(compare_slabs(b, phase), 0) << "trial " << t;
   }
 }
 

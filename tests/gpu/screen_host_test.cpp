@@ -4,9 +4,9 @@
 //   * every error unit starting at byte u flags a byte in [u - 2, u + 3], and every flagged byte
 //     has an error unit starting at most 3 bytes before it or 2 after it (valid text flags
 //     nothing);
-//   * tail_error_starts, for a block whose own bytes are all unflagged, finds exactly the error
+//   * tail_error_starts, for a slab whose own bytes are all unflagged, finds exactly the error
 //     units starting in its last 4 bytes.
-// Exhaustive over all byte pairs across a block boundary and all 2^24 three-byte sequences; random
+// Exhaustive over all byte pairs across a slab boundary and all 2^24 three-byte sequences; random
 // mixes of the bytes that matter at every phase; long valid texts. No GPU needed.
 #include <gtest/gtest.h>
 
@@ -30,9 +30,9 @@ void words_at(const std::vector<u8>& b, std::int64_t o, u32 (&w)[8]) {
   for (int k = 0; k < 8; ++k) w[k] = word_at(b, o + 4 * k);
 }
 
-// Flags of the block at o, as the kernel computes them (bytes before the text read as 0): with
-// the previous block's link as lanes pass it, which must agree with the flags of the raw 4 bytes
-// before the block (the link into a run's first block).
+// Flags of the slab at o, as the kernel computes them (bytes before the text read as 0): with
+// the previous slab's link as lanes pass it, which must agree with the flags of the raw 4 bytes
+// before the slab (the link into a run's first slab).
 u32 screen_at(const std::vector<u8>& b, std::int64_t o, u32 (&P)[8]) {
   u32 w[8], Pp[8];
   words_at(b, o, w);
@@ -40,13 +40,13 @@ u32 screen_at(const std::vector<u8>& b, std::int64_t o, u32 (&P)[8]) {
   words_at(b, o - 32, w);
   kern::to_planes_mux(w, Pp);
   const kern::lead_flags own = kern::lead_flags_of(P);
-  const u32 f = kern::screen_block(P, own, kern::flags_of(kern::link_of(kern::lead_flags_of(Pp))));
-  const u32 g = kern::screen_block(P, own, kern::flags_of(kern::link_of(kern::lead_flags_of_word(word_at(b, o - 4)))));
-  EXPECT_EQ(f, g) << "block " << o;
+  const u32 f = kern::screen_slab(P, own, kern::flags_of(kern::link_of(kern::lead_flags_of(Pp))));
+  const u32 g = kern::screen_slab(P, own, kern::flags_of(kern::link_of(kern::lead_flags_of_word(word_at(b, o - 4)))));
+  EXPECT_EQ(f, g) << "slab " << o;
   return f;
 }
 
-// Checks the blocks at phase + 32 k covering b; returns the number of failures (reports a few).
+// Checks the slabs at phase + 32 k covering b; returns the number of failures (reports a few).
 int check_screen(const std::vector<u8>& b, int phase) {
   const auto n = static_cast<std::int64_t>(b.size());
   std::vector<char> flagged(b.size() + 64, 0), error_start(b.size() + 64, 0);
@@ -54,25 +54,25 @@ int check_screen(const std::vector<u8>& b, int phase) {
     error_start[static_cast<std::size_t>(q)] =
         kern::classify_reference(b.data(), static_cast<u64>(n), static_cast<u64>(q)).error_start();
   int bad = 0;
-  std::vector<std::pair<std::int64_t, u32>> blocks;
-  for (std::int64_t o = phase - 32; o < n + 3; o += 32) {  // the blocks and the 3 bytes after
+  std::vector<std::pair<std::int64_t, u32>> slabs;
+  for (std::int64_t o = phase - 32; o < n + 3; o += 32) {  // the slabs and the 3 bytes after
     if (o + 32 <= 0) continue;
     u32 P[8], R[8], w[8];
     u32 f = screen_at(b, o, P);
     words_at(b, o, w);
     kern::to_planes(w, R);
     for (int k = 0; k < 8; ++k)
-      if (P[k] != R[k] && ++bad < 4) ADD_FAILURE() << "plane " << k << " of block " << o;
+      if (P[k] != R[k] && ++bad < 4) ADD_FAILURE() << "plane " << k << " of slab " << o;
     // Bytes outside the text are zeros the kernel never counts.
     // Bytes before the text are zeros the kernel never counts; flags past its end stand for the
-    // truncation the kernel's guarded end segments count exactly.
+    // truncation the kernel's guarded end warp tiles count exactly.
     for (int i = 0; i < 32; ++i)
       if (o + i < 0) f &= ~(1u << i);
     for (int i = 0; i < 32; ++i)
       if ((f >> i) & 1u) flagged[static_cast<std::size_t>(o + i)] = 1;
     for (int i = 0; i < 32; ++i)
       if (o + i >= n) f &= ~(1u << i);
-    blocks.emplace_back(o, f);
+    slabs.emplace_back(o, f);
   }
   for (std::int64_t q = 0; q < n; ++q) {
     bool near_start = false, near_flag = false;
@@ -85,8 +85,8 @@ int check_screen(const std::vector<u8>& b, int phase) {
     if (flagged[static_cast<std::size_t>(q)] && !near_start && ++bad < 6)
       ADD_FAILURE() << "byte " << q << " of " << n << " flagged without an error unit (phase " << phase << ")";
   }
-  // Blocks whose own bytes passed: their last 4 bytes' error units from the raw word.
-  for (const auto& [o, f] : blocks) {
+  // Slabs whose own bytes passed: their last 4 bytes' error units from the raw word.
+  for (const auto& [o, f] : slabs) {
     if (f != 0 || o + 32 > n) continue;
     u32 Pn[8], w[8];
     words_at(b, o + 32, w);
@@ -130,7 +130,7 @@ TEST(ScreenHost, ExhaustiveTwoByteSequencesAcrossTheBoundary) {
 
 TEST(ScreenHost, ExhaustiveThreeByteSequences) {
   // All 2^24 sequences in 4-byte slots padded with 'x'; the phase moves with v so every slot
-  // position meets the block boundary.
+  // position meets the slab boundary.
   std::vector<u8> buf;
   buf.reserve(1 << 14);
   int bad = 0;
@@ -192,7 +192,7 @@ TEST(ScreenHost, ValidTextFlagsNothing) {
         u32 f = screen_at(b, o, P);
         for (int i = 0; i < 32; ++i)
           if (o + i < 0 || o + i >= static_cast<std::int64_t>(b.size())) f &= ~(1u << i);
-        ASSERT_EQ(f, 0u) << "trial " << t << " block " << o;
+        ASSERT_EQ(f, 0u) << "trial " << t << " slab " << o;
       }
     }
   }

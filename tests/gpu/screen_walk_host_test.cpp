@@ -1,12 +1,12 @@
 // Host-side run of validate's screening walk (kernels/utf8/warp_screen_walk.cuh is __host__
 // __device__ and takes its shuffles, vote and loads from a warp policy): here a warp is 32
 // threads that meet at a barrier for every shuffle and vote, so the code the kernel runs walks
-// runs of segments on the CPU. Each input is cut into runs of a few segments as the kernel's
+// runs of warp tiles on the CPU. Each input is cut into runs of a few warp tiles as the kernel's
 // warps would own them, and the summed counts (error units, the first one, LFs, the last one)
 // must equal classify_reference's over the counted bytes. Every fast load must lie inside the
 // input and be aligned. Inputs: valid text of every sequence length, error units of every kind at
-// every offset around segment edges (the screen's blind spots are there), random errors at
-// several rates (so that segments go ASCII, screened, flagged and exact after one another),
+// every offset around warp tile edges (the screen's blind spots are there), random errors at
+// several rates (so that warp tiles go ASCII, screened, flagged and exact after one another),
 // misaligned input and a chunk whose end cuts a sequence. No GPU needed.
 #include <gtest/gtest.h>
 
@@ -106,12 +106,12 @@ counts expected(const bytes& b, u64 counted) {
   return c;
 }
 
-// The walk over text (at `misalign` bytes past a 16-byte boundary), its runs `per_warp` segments
+// The walk over text (at `misalign` bytes past a 16-byte boundary), its runs `per_warp` warp tiles
 // long, as the kernel's warps would take them; is_last = false counts the bytes before a cut
 // sequence at the end only.
 template <u32 B>
 counts walk(const bytes& text, std::size_t misalign, u64 per_warp, bool is_last, int& bad_loads) {
-  constexpr u64 segment = kern::screen_walk<B>::segment;
+  constexpr u64 warp_tile = kern::screen_walk<B>::warp_tile;
   std::vector<u8> store(text.size() + 64, 0xA5);  // bytes around the input: continuations, never read
   const auto base = reinterpret_cast<std::uintptr_t>(store.data());
   u8* in = store.data() + ((16 - base % 16) % 16) + misalign;
@@ -119,7 +119,7 @@ counts walk(const bytes& text, std::size_t misalign, u64 per_warp, bool is_last,
   const u64 n = text.size();
   const u32 head = static_cast<u32>(reinterpret_cast<std::uintptr_t>(in) & 15u);
   const u64 counted = n - kern::utf8_carry(in, n, is_last);
-  const u64 total = n == 0 ? 0 : (head + n + segment - 1) / segment;
+  const u64 total = n == 0 ? 0 : (head + n + warp_tile - 1) / warp_tile;
   const auto guarded = [&](u64 p) {  // the kernel's load_word: bytes outside the input read as 0
     u32 w = 0;
     for (int k = 0; k < 4; ++k) {
@@ -136,9 +136,9 @@ counts walk(const bytes& text, std::size_t misalign, u64 per_warp, bool is_last,
   for (u32 l = 0; l < 32; ++l) {
     threads.emplace_back([&, l] {
       counts& c = lanes[l];
-      for (u64 seg0 = 0; seg0 < total; seg0 += per_warp) {
-        const u64 seg_end = seg0 + per_warp < total ? seg0 + per_warp : total;
-        const kern::screen_run r = kern::screen_run_of<B>(in, head, counted, seg0, seg_end);
+      for (u64 warp_tile0 = 0; warp_tile0 < total; warp_tile0 += per_warp) {
+        const u64 warp_tile_end = warp_tile0 + per_warp < total ? warp_tile0 + per_warp : total;
+        const kern::screen_run r = kern::screen_run_of<B>(in, head, counted, warp_tile0, warp_tile_end);
         const kern::screen_totals t = kern::screen_walk_run<B>(emulated_warp{l, &room}, r, guarded);
         c.errors += t.errors;
         if (t.first != ~0u) c.first = std::min(c.first, r.run + t.first - head);
@@ -167,7 +167,7 @@ template <u32 B>
   const counts want = expected(text, text.size() - kern::utf8_carry(text.data(), text.size(), is_last));
   if (got == want && bad_loads == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << what << " (B " << B << ", " << text.size() << " bytes, misaligned by "
-                                       << misalign << ", " << per_warp << " segments a warp): got " << show(got)
+                                       << misalign << ", " << per_warp << " warp tiles a warp): got " << show(got)
                                        << ", want " << show(want) << ", bad loads " << bad_loads;
 }
 
@@ -205,9 +205,10 @@ void corrupt(std::mt19937_64& g, bytes& b, double rate) {
 template <u32 B>
 void valid_and_random_errors() {
   auto g = test::rng(31 + B);
-  constexpr std::size_t seg = kern::screen_walk<B>::segment;
+  constexpr std::size_t warp_tile = kern::screen_walk<B>::warp_tile;
   for (const auto& share : {mixed, cjk, emoji, std::array<int, 4>{1, 0, 0, 0}}) {
-    for (std::size_t n : {std::size_t{1}, std::size_t{45}, seg - 1, seg + 3, 7 * seg + 333, 13 * seg}) {
+    for (std::size_t n :
+         {std::size_t{1}, std::size_t{45}, warp_tile - 1, warp_tile + 3, 7 * warp_tile + 333, 13 * warp_tile}) {
       const bytes text = valid_text(g, n, share);
       ASSERT_TRUE(walks_right<B>(text, "valid"));
       for (double rate : {0.0002, 0.001, 0.01, 0.05}) {
@@ -219,24 +220,24 @@ void valid_and_random_errors() {
   }
 }
 
-TEST(ScreenWalkHost, ValidAndRandomErrorsOneBlockALane) { valid_and_random_errors<1>(); }
-TEST(ScreenWalkHost, ValidAndRandomErrorsTwoBlocksALane) { valid_and_random_errors<2>(); }
+TEST(ScreenWalkHost, ValidAndRandomErrorsOneSlabALane) { valid_and_random_errors<1>(); }
+TEST(ScreenWalkHost, ValidAndRandomErrorsTwoSlabsALane) { valid_and_random_errors<2>(); }
 
-// One error unit in valid CJK or emoji text (whose segments are all screened), its first byte 5
-// before to 3 after a segment edge or a lane's block edge; the edges sit first, in the middle and
-// last in their runs of 3 or 4 segments.
+// One error unit in valid CJK or emoji text (whose warp tiles are all screened), its first byte 5
+// before to 3 after a warp tile edge or a lane's slab edge; the edges sit first, in the middle and
+// last in their runs of 3 or 4 warp tiles.
 template <u32 B>
 void errors_at_edges() {
-  constexpr std::size_t seg = kern::screen_walk<B>::segment;
+  constexpr std::size_t warp_tile = kern::screen_walk<B>::warp_tile;
   const std::vector<bytes> patterns = {
       {0xE1, 'x'},        {0xF0, 0x9F, 0x98, 'x'}, {0xF0, 0x9F, 'x'}, {0xC0, 0x80}, {0xF8, 0x80, 0x80},
       {0xE0, 0x80, 0x80}, {0xF0, 0x80, 0x80, 0x80}, {0xED, 0xA0, 0x80}, {0xF4, 0x90, 0x80, 0x80},
       {0x80},             {0xE4, 0xB8, '\n'},      {0xF4, 0x8F, 0xBF, 0xBF, 0xBF}, {0xF5, 0x80, 0x80, 0x80}};
   auto g = test::rng(77 + B);
   for (const auto& share : {cjk, emoji}) {
-    const std::size_t n = 9 * seg + 40;
+    const std::size_t n = 9 * warp_tile + 40;
     const bytes text = valid_text(g, n, share);
-    for (std::size_t edge : {seg, 4 * seg + 32 * 11, 5 * seg + 64, 8 * seg}) {
+    for (std::size_t edge : {warp_tile, 4 * warp_tile + 32 * 11, 5 * warp_tile + 64, 8 * warp_tile}) {
       for (const bytes& pat : patterns) {
         for (int d = -5; d <= 3; ++d) {
           bytes b = text;
@@ -254,18 +255,18 @@ void errors_at_edges() {
   }
 }
 
-TEST(ScreenWalkHost, ErrorsAtEdgesOneBlockALane) { errors_at_edges<1>(); }
-TEST(ScreenWalkHost, ErrorsAtEdgesTwoBlocksALane) { errors_at_edges<2>(); }
+TEST(ScreenWalkHost, ErrorsAtEdgesOneSlabALane) { errors_at_edges<1>(); }
+TEST(ScreenWalkHost, ErrorsAtEdgesTwoSlabsALane) { errors_at_edges<2>(); }
 
-// Input at every misalignment (the first segment guarded), sizes around a segment, a chunk whose
-// end cuts a sequence (counted up to it), a lead cut by a segment edge after a screened segment
-// followed by an all-ASCII one, and a segment with errors between clean ones.
+// Input at every misalignment (the first warp tile guarded), sizes around a warp tile, a chunk whose
+// end cuts a sequence (counted up to it), a lead cut by a warp tile edge after a screened warp tile
+// followed by an all-ASCII one, and a warp tile with errors between clean ones.
 template <u32 B>
 void alignment_chunks_and_ascii() {
-  constexpr std::size_t seg = kern::screen_walk<B>::segment;
+  constexpr std::size_t warp_tile = kern::screen_walk<B>::warp_tile;
   auto g = test::rng(5 + B);
   for (std::size_t m = 0; m < 16; m += 1 + m / 4) {
-    for (std::size_t n : {seg - 3, 3 * seg + 5, 6 * seg + 77}) {
+    for (std::size_t n : {warp_tile - 3, 3 * warp_tile + 5, 6 * warp_tile + 77}) {
       bytes b = valid_text(g, n, mixed);
       b[0] = '\n';
       ASSERT_TRUE(walks_right<B>(b, "valid", m, 2));
@@ -274,51 +275,51 @@ void alignment_chunks_and_ascii() {
       ASSERT_TRUE(walks_right<B>(b, "errors", m, 2));
     }
   }
-  bytes cut = valid_text(g, 5 * seg, cjk);
-  cut.resize(5 * seg - 1);
+  bytes cut = valid_text(g, 5 * warp_tile, cjk);
+  cut.resize(5 * warp_tile - 1);
   cut.push_back(0xE4);
   ASSERT_TRUE(walks_right<B>(cut, "chunk cut", 0, 3, false));
   ASSERT_TRUE(walks_right<B>(cut, "last chunk cut", 0, 3, true));
-  // Segments: CJK, then ASCII whose first bytes follow a lead cut by the edge, then CJK.
+  // Warp tiles: CJK, then ASCII whose first bytes follow a lead cut by the edge, then CJK.
   for (u8 lead : {u8{0xC3}, u8{0xE4}, u8{0xF0}}) {
     for (std::size_t back : {1u, 2u, 3u}) {
-      bytes b = valid_text(g, 2 * seg, cjk);
-      bytes ascii(seg, 'q');
-      ascii[seg / 2] = '\n';
+      bytes b = valid_text(g, 2 * warp_tile, cjk);
+      bytes ascii(warp_tile, 'q');
+      ascii[warp_tile / 2] = '\n';
       b.insert(b.end(), ascii.begin(), ascii.end());
-      const bytes more = valid_text(g, 2 * seg, cjk);
+      const bytes more = valid_text(g, 2 * warp_tile, cjk);
       b.insert(b.end(), more.begin(), more.end());
-      std::size_t k = 2 * seg - 4;
+      std::size_t k = 2 * warp_tile - 4;
       while ((b[k] & 0xC0) == 0x80) --k;
-      for (; k < 2 * seg; ++k) b[k] = 'a';
-      b[2 * seg - back] = lead;
+      for (; k < 2 * warp_tile; ++k) b[k] = 'a';
+      b[2 * warp_tile - back] = lead;
       ASSERT_TRUE(walks_right<B>(b, "lead cut before ASCII", 0, 5));
     }
   }
-  // A segment with an error that ends with a lead continued in the next (clean, counted exactly
-  // after the error), then a stray continuation first in the segment after: the screen's link into
-  // that one comes from the raw bytes, not from the segment with the error.
+  // A warp tile with an error that ends with a lead continued in the next (clean, counted exactly
+  // after the error), then a stray continuation first in the warp tile after: the screen's link into
+  // that one comes from the raw bytes, not from the warp tile with the error.
   {
-    bytes b = valid_text(g, 6 * seg, cjk);
+    bytes b = valid_text(g, 6 * warp_tile, cjk);
     auto ascii_at = [&](std::size_t from, std::size_t to) {
       while ((b[from] & 0xC0) == 0x80) --from;
       while ((b[to] & 0xC0) == 0x80) ++to;
       std::fill(b.begin() + static_cast<std::ptrdiff_t>(from), b.begin() + static_cast<std::ptrdiff_t>(to), 'a');
     };
-    b[seg + seg / 2] = 0xFF;
-    ascii_at(2 * seg - 8, 2 * seg + 8);
-    b[2 * seg - 1] = 0xC3, b[2 * seg] = 0xA9;
-    ascii_at(3 * seg - 8, 3 * seg + 8);
-    b[3 * seg] = 0x80;
-    ASSERT_TRUE(walks_right<B>(b, "stray after a clean exact segment", 0, 6));
+    b[warp_tile + warp_tile / 2] = 0xFF;
+    ascii_at(2 * warp_tile - 8, 2 * warp_tile + 8);
+    b[2 * warp_tile - 1] = 0xC3, b[2 * warp_tile] = 0xA9;
+    ascii_at(3 * warp_tile - 8, 3 * warp_tile + 8);
+    b[3 * warp_tile] = 0x80;
+    ASSERT_TRUE(walks_right<B>(b, "stray after a clean exact warp tile", 0, 6));
   }
-  // A dense run of errors (exact segments) between clean ones, so the walk returns to screening.
-  bytes d = valid_text(g, 10 * seg, emoji);
-  for (std::size_t k = 3 * seg + 100; k < 5 * seg; k += 37) d[k] = 0xC0;
+  // A dense run of errors (exact warp tiles) between clean ones, so the walk returns to screening.
+  bytes d = valid_text(g, 10 * warp_tile, emoji);
+  for (std::size_t k = 3 * warp_tile + 100; k < 5 * warp_tile; k += 37) d[k] = 0xC0;
   ASSERT_TRUE(walks_right<B>(d, "dense errors then clean", 0, 10));
 }
 
-TEST(ScreenWalkHost, AlignmentChunksAndAsciiOneBlockALane) { alignment_chunks_and_ascii<1>(); }
-TEST(ScreenWalkHost, AlignmentChunksAndAsciiTwoBlocksALane) { alignment_chunks_and_ascii<2>(); }
+TEST(ScreenWalkHost, AlignmentChunksAndAsciiOneSlabALane) { alignment_chunks_and_ascii<1>(); }
+TEST(ScreenWalkHost, AlignmentChunksAndAsciiTwoSlabsALane) { alignment_chunks_and_ascii<2>(); }
 
 }  // namespace

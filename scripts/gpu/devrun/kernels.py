@@ -139,7 +139,7 @@ def codec_rounds(ctx: Context) -> Outcome:
 
 # ------------------------------------------------------------------------------ ncu ----
 
-# Each validate shape's kernel, mangled: validate_sLbM takes L 32-byte loads a warp lane, M thread blocks an SM.
+# Each validate shape's kernel, mangled: validate_sLbM takes L slabs (32 bytes) a warp lane, M thread blocks an SM.
 VALIDATE_KERNELS = {"validate": "validate_screen_kernelILb1ELj2ELi3E", "validate_s1b3": "validate_screen_kernelILb1ELj1ELi3E",
                     "validate_s1b4": "validate_screen_kernelILb1ELj1ELi4E", "validate_s2b2": "validate_screen_kernelILb1ELj2ELi2E",
                     "validate_planes": "validate_kernelILb1ELb0E"}

@@ -23,7 +23,7 @@
 
 #include "block_scan.cuh"
 #include "common.cuh"
-#include "policy.cuh"
+#include "tuning.cuh"
 #include "radix_tile.cuh"
 
 namespace gutf8::prim::detail {

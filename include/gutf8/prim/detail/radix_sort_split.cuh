@@ -12,7 +12,7 @@
 #include <cstddef>
 
 #include "common.cuh"
-#include "policy.cuh"
+#include "tuning.cuh"
 #include "radix_tile.cuh"
 #include "scan_lookback.cuh"
 #include "scan_source.cuh"

@@ -17,7 +17,7 @@
 
 #include "block_scan.cuh"
 #include "common.cuh"
-#include "policy.cuh"
+#include "tuning.cuh"
 
 namespace gutf8::prim::detail {
 

@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "common.cuh"
-#include "policy.cuh"
+#include "tuning.cuh"
 
 namespace gutf8::prim::detail {
 

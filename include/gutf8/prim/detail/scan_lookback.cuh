@@ -16,7 +16,7 @@
 
 #include "block_scan.cuh"
 #include "common.cuh"
-#include "policy.cuh"
+#include "tuning.cuh"
 #include "scan_source.cuh"
 #include "tile_lookback.cuh"
 #include "warp_scan.cuh"

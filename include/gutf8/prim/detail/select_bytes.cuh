@@ -30,7 +30,7 @@
 
 #include "block_scan.cuh"
 #include "common.cuh"
-#include "policy.cuh"
+#include "tuning.cuh"
 #include "store_range.cuh"
 #include "tile_lookback.cuh"
 #include "warp_scan.cuh"

@@ -1,9 +1,9 @@
-// The UTF-8 kernels' tuning knobs, apart from the algorithms (as gutf8/prim/detail/policy.cuh is the
+// The UTF-8 kernels' tuning knobs, apart from the algorithms (as gutf8/prim/detail/tuning.cuh is the
 // primitives'): tile shapes, the blocks per SM the kernels are compiled for, the fused decoder's
 // path thresholds, the L2 prefetch distance. Constants only, so host code includes it too (the
 // GPU tests place their boundary sizes on the kernels' real tile edges). Each value's reason is
-// one line here; the measurements are in bench/results/codec_tuning.md ("The knobs in
-// kernels/utf8/policy.cuh and why").
+// one line here; the measurements are in bench/results/codec_tuning.md (the section on the knobs
+// of this file, then named policy.cuh).
 #pragma once
 
 #include <cstdint>
@@ -32,14 +32,14 @@ inline constexpr std::uint32_t expand_tile = block_threads * expand_elems;
 // Blocks per SM the kernels are compiled for (__launch_bounds__), i.e. their register budget.
 inline constexpr int decode_fused_min_blocks = 6;  // 40 registers, no spill; 35 KB of shared memory
 inline constexpr int encode_fused_min_blocks = 6;  // 40 registers with encode_elems = 24
-inline constexpr int validate_min_blocks = 3;      // three segments' loads in flight a warp
-// Validate by screening (kernel_validate_screen.cuh): 32-byte blocks a lane, blocks an SM.
-inline constexpr std::uint32_t validate_lane_blocks = 2;  // 1 pays the screen and the exact count on sparse errors
+inline constexpr int validate_min_blocks = 3;      // three warp tiles' loads in flight a warp
+// Validate by screening (kernel_validate_screen.cuh): 32-byte slabs a lane, blocks an SM.
+inline constexpr std::uint32_t validate_lane_slabs = 2;   // 1 pays the screen and the exact count on sparse errors
 inline constexpr int validate_screen_min_blocks = 3;      // 2 is no faster overall: the walk is issue-bound
-inline constexpr std::uint32_t validate_screen_segment = warp_bytes * validate_lane_blocks;  // a warp's step
+inline constexpr std::uint32_t validate_screen_warp_tile = warp_bytes * validate_lane_slabs;  // a warp's step
 inline constexpr int repair_min_blocks = 8;      // its wait for the look-back needs resident warps
 // The string-column walks (warp_column_rows.cuh): the blocks per SM they are compiled for (60
-// registers; 6 spills and is slower), and the waves of resident blocks their segments are
+// registers; 6 spills and is slower), and the waves of resident blocks their warp tiles are
 // spread over (more, shorter runs even out the warps' finishing times).
 inline constexpr int column_scan_min_blocks = 4;
 inline constexpr int column_write_min_blocks = 4;
