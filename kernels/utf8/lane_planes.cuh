@@ -267,4 +267,20 @@ GUTF8_HD u32 decode_four_bytes(u32 x) {
   return 4096u * byte_dot(z, 0x00000140u) + byte_dot(z, 0x01400000u);
 }
 
+// UTF-16: the unit, or the surrogate pair (high | low << 16) of a code point above U+FFFF, whose
+// high half 0xD800 + ((cp - 0x10000) >> 10) is 0xD7C0 + (cp >> 10).
+GUTF8_HD u32 utf16_of(u32 cp) {
+  return cp < 0x10000u ? cp : (0xDC00D7C0u + (cp >> 10)) | ((cp << 16) & 0x03FF0000u);
+}
+
+// The UTF-16 surrogate pair (high | low << 16) of a WELL-FORMED 4-byte sequence (lead in x's
+// lowest byte), without the code point: with decode_four_bytes' a = lead * 64 + second and
+// b = third * 64 + fourth (code point = 4096 a + b), high = 0xD7C0 + 4a + (b >> 10) and
+// low = 0xDC00 + (b & 0x3FF), neither carrying into the other.
+GUTF8_HD u32 decode_four_surrogates(u32 x) {
+  const u32 z = x & 0x3F3F3F07u;
+  const u32 a = byte_dot(z, 0x00000140u), b = byte_dot(z, 0x01400000u);
+  return 0xDC00D7C0u + 4u * a + (b >> 10) + ((b & 0x3FFu) << 16);
+}
+
 }  // namespace gutf8::kern
