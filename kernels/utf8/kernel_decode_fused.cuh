@@ -28,9 +28,12 @@
 //      An all-ASCII warp stages as the first way does, each lane widening its 32 bytes.
 // UTF-16 output (device::decode_utf16) is the same pass counting output code units instead of
 // code points: a well-formed 4-byte sequence counts two (its surrogate pair), so the scan, the
-// look-back and the staging slots are in UTF-16 units; the listed path lists units at UTF-32
-// slots as before, and its write-out places each decoded code point at its unit by a warp ballot
-// of the pairs; byte order is a byte permute at the store.
+// look-back and the staging slots are in UTF-16 units. A warp with no 4-byte sequence (CJK, most
+// text) has as many units as code points: it stages and lists as UTF-32 does and only stores 2
+// bytes a unit. Where a warp has pairs, the staging path writes a pair into two slots, the listed
+// path lists units at UTF-32 slots and its write-out places each decoded code point at its unit by
+// a warp ballot of the pairs; warps of 4-byte sequences alone write a pair a 32-bit store. Byte
+// order is a byte permute at the store.
 // One tile a block: two tiles with one look-back paid only while aggregates were published late
 // (bench/results/codec_tuning.md).
 #pragma once
@@ -52,12 +55,6 @@ using out_unit = std::conditional_t<F == out_form::utf32, u32, u16>;
 template <out_form F>
 __device__ __forceinline__ u32 out_units(u32 outb, u32 quads) {
   return static_cast<u32>(popc(outb)) + (F == out_form::utf16 ? static_cast<u32>(popc(outb & quads)) : 0u);
-}
-
-// UTF-16: the unit, or the surrogate pair (high | low << 16) of a code point above U+FFFF.
-__device__ __forceinline__ u32 utf16_of(u32 cp) {
-  const u32 v = cp - 0x10000u;
-  return cp < 0x10000u ? cp : (0xD800u + (v >> 10)) | ((0xDC00u + (v & 0x3FFu)) << 16);
 }
 
 template <error_policy P>
@@ -120,8 +117,9 @@ __device__ __forceinline__ bool quad_leads(u32 r, const u32 (&x)[8]) {
   return (all & 0xF0F0F0F0u & lead) == (0xF0F0F0F0u & lead) && (any & 0x08080808u & lead) == 0;
 }
 
-// How a warp stages its output (stage_output) and writes it (write_output).
-enum class warp_path : u32 { staged, listed, listed_fours };
+// How a warp stages its output (stage_output) and writes it (write_output). UTF-16: listed_pairs
+// where some listed units are surrogate pairs (listed: none, so a slot is a unit).
+enum class warp_path : u32 { staged, listed, listed_fours, listed_pairs };
 
 // Replace: the listed error units of a lane become replacement_utf8, one store each (a select at
 // every listed position cost each lane of a warp with an error 32 instructions).
@@ -136,11 +134,11 @@ __device__ __forceinline__ void flag_error_units(u32* st, u32 s, u32 units, u32 
 enum class listed_tail : u32 { loop, chains };
 static_assert(balance_below + 96 <= stage_u32_words);
 
-// Its second half, one warp: slot j's code point to dst[j] for j < count, lane j taking slots
-// j, j + 32, ...: every lane does the same work whatever its bytes hold, the shared-memory reads
-// of neighbouring slots hit distinct banks, the stores coalesce.
-template <listed_tail Tail, class DecodeUnit>
-__device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, u32* dst, DecodeUnit decode) {
+// Its second half, one warp: put(j, decode(slot j)) for j < count, lane j taking slots j, j + 32,
+// ...: every lane does the same work whatever its bytes hold, the shared-memory reads of
+// neighbouring slots hit distinct banks, the stores coalesce.
+template <listed_tail Tail, class DecodeUnit, class Put>
+__device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count, DecodeUnit decode, Put put) {
   u32 j = threadIdx.x & 31u;
   // Four slots per iteration while all four are in range: independent chains, no predicates,
   // one address for the loads and one for the stores (immediate offsets).
@@ -149,15 +147,15 @@ __device__ __forceinline__ void decode_listed_units(const u32* slots, u32 count,
 #pragma unroll
     for (int q = 0; q < 4; ++q) c[q] = decode(slots[j + 32 * q]);
 #pragma unroll
-    for (int q = 0; q < 4; ++q) dst[j + 32 * q] = c[q];
+    for (int q = 0; q < 4; ++q) put(j + 32 * q, c[q]);
   }
   if constexpr (Tail == listed_tail::chains) {
     const u32 c0 = decode(slots[j]), c1 = decode(slots[j + 32]), c2 = decode(slots[j + 64]);
-    if (j < count) dst[j] = c0;
-    if (j + 32 < count) dst[j + 32] = c1;
-    if (j + 64 < count) dst[j + 64] = c2;
+    if (j < count) put(j, c0);
+    if (j + 32 < count) put(j + 32, c1);
+    if (j + 64 < count) put(j + 64, c2);
   } else {
-    for (; j < count; j += 32) dst[j] = decode(slots[j]);
+    for (; j < count; j += 32) put(j, decode(slots[j]));
   }
 }
 
@@ -207,13 +205,18 @@ template <error_policy P, bool Vec, out_form F>
 __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base, const lane_class<false>& L,
                                                   const tile_scan& s, u32 outb, u32* st, u32& listed) {
   const bool live = !(s.exclusive & stop32);
+  // UTF-16 without surrogate pairs in the warp (CJK, most text): a slot is a unit, as in UTF-32.
+  if constexpr (F == out_form::utf16)
+    if (!__any_sync(full_mask, live && (outb & L.quad) != 0))
+      return stage_output<P, Vec, out_form::utf32>(in, n, base, L, s, outb, st, listed);
   const u32 k = s.exclusive - s.warp_exclusive;  // the lane's first slot
   const u32 asc = outb & ~L.hi;
   u32 bulk = asc & (asc >> 1) & (asc >> 2) & (asc >> 3) & 0x11111111u;  // words of 4 ASCII units
   u32 rest = outb & ~(bulk * 0xFu);
   const bool balanced = !L.warp_ascii && (s.warp_total & ~stop32) < balance_below &&
                         __reduce_max_sync(full_mask, live ? static_cast<u32>(popc(rest)) : 0u) > balance_above;
-  warp_path path = balanced ? warp_path::listed : warp_path::staged;
+  constexpr warp_path listed_path = F == out_form::utf16 ? warp_path::listed_pairs : warp_path::listed;
+  warp_path path = balanced ? listed_path : warp_path::staged;
   if (balanced) {
     const listed_slots ls = listed_slots_of<F>(live, k, outb, L.quad, s);
     listed = ls.total;
@@ -309,24 +312,48 @@ __device__ __forceinline__ warp_path stage_output(const u8* in, u64 n, u64 base,
   return path;
 }
 
-// UTF-16, the listed paths' second half, one warp: the `listed` units listed at slots[0 ..)
+// UTF-16, the listed_pairs path's second half, one warp: the `listed` units listed at slots[0 ..)
 // (UTF-32 slots) decoded and written as UTF-16 from dst[0] on, 32 slots a round: a ballot of the
 // round's surrogate pairs places each lane's unit. perm: the byte order (utf16_perm).
-template <class DecodeUnit>
-__device__ __forceinline__ void write_listed_utf16(const u32* slots, u32 listed, u16* dst, u32 perm,
-                                                   DecodeUnit decode) {
-  const u32 lane = threadIdx.x & 31u;
+__device__ __forceinline__ void write_listed_pairs(const u32* slots, u32 listed, u16* dst, u32 perm) {
+  const u32 lane = threadIdx.x & 31u, below = below_bit(lane);
+  u32 at = lane;  // the lane's unit in this round, less the round's pairs before it
+  // Two rounds an iteration (independent decodes); slots past `listed` are readable (balance_below).
 #pragma unroll 1
-  for (u32 j = 0, at = 0; j < listed; j += 32) {
-    const bool mine = j + lane < listed;
-    const u32 cp = decode(slots[j + lane]);  // slots past `listed` are readable (balance_below)
-    const bool pair = mine && cp > 0xFFFFu;
-    const u32 pairs = __ballot_sync(full_mask, pair);
-    const u32 u = byte_perm(utf16_of(cp), 0, perm);
-    u16* d = dst + at + lane + static_cast<u32>(popc(pairs & below_bit(lane)));
-    if (mine) d[0] = static_cast<u16>(u);
-    if (pair) d[1] = static_cast<u16>(u >> 16);
-    at += min(32u, listed - j) + static_cast<u32>(popc(pairs));
+  for (u32 j = lane; j < listed + lane; j += 64) {  // j - lane: 0, 64, ... below listed (warp-uniform)
+    u32 cp[2], u[2], pairs[2];
+#pragma unroll
+    for (u32 r = 0; r < 2; ++r) {
+      cp[r] = decode_unit(slots[j + 32 * r]);
+      pairs[r] = __ballot_sync(full_mask, j + 32 * r < listed && cp[r] > 0xFFFFu);
+      u[r] = byte_perm(utf16_of(cp[r]), 0, perm);
+    }
+#pragma unroll
+    for (u32 r = 0; r < 2; ++r) {
+      u16* d = dst + (at + static_cast<u32>(popc(pairs[r] & below)));
+      if (j + 32 * r < listed) d[0] = static_cast<u16>(u[r]);
+      if ((pairs[r] >> lane) & 1u) d[1] = static_cast<u16>(u[r] >> 16);
+      at += 32 + static_cast<u32>(popc(pairs[r]));
+    }
+  }
+}
+
+// UTF-16, the listed_fours path's second half, one warp: slot j (a 4-byte sequence) becomes units
+// 2j and 2j + 1, one 32-bit store where dst is 4-byte aligned. The stores index with int: with an
+// unsigned index the compiler formed each store's 64-bit address apart (4 instructions a store).
+__device__ __forceinline__ void write_listed_fours_utf16(const u32* slots, u32 listed, u16* dst, u32 perm) {
+  const auto pair_of = [](u32 x) { return decode_four_surrogates(x); };
+  if ((reinterpret_cast<std::uintptr_t>(dst) & 3u) == 0) {
+    u32* d = reinterpret_cast<u32*>(dst);
+    decode_listed_units<listed_tail::loop>(slots, listed, pair_of,
+                                           [=](u32 j, u32 w) { d[static_cast<int>(j)] = byte_perm(w, 0, perm); });
+  } else {
+    decode_listed_units<listed_tail::loop>(slots, listed, pair_of, [=](u32 j, u32 w) {
+      const u32 u = byte_perm(w, 0, perm);
+      u16* p = dst + 2 * static_cast<int>(j);
+      p[0] = static_cast<u16>(u);
+      p[1] = static_cast<u16>(u >> 16);
+    });
   }
 }
 
@@ -360,15 +387,24 @@ __device__ __forceinline__ void write_output(warp_path path, const u32* st, u64 
       const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 1) + first) & 7u;
       write_staged_u16(st, s0, count, out + (first - s0), perm);
     } else if (path == warp_path::listed_fours) {
-      write_listed_utf16(st, listed, out + first, perm, [](u32 x) { return decode_four_bytes(x); });
-    } else {
-      write_listed_utf16(st, listed, out + first, perm, [](u32 x) { return decode_unit(x); });
+      write_listed_fours_utf16(st, listed, out + first, perm);
+    } else if (path == warp_path::listed_pairs) {
+      write_listed_pairs(st, listed, out + first, perm);
+    } else {  // no surrogate pair: slot j is unit j, as in UTF-32 (int index: write_listed_fours_utf16)
+      u16* dst = out + first;
+      decode_listed_units<listed_tail::chains>(st, listed, [](u32 x) { return decode_unit(x); }, [=](u32 j, u32 c) {
+        dst[static_cast<int>(j)] = static_cast<u16>(byte_perm(c, 0, perm));
+      });
     }
   } else if (path == warp_path::listed_fours) {
     // 256 units, a multiple of 128: no tail.
-    decode_listed_units<listed_tail::loop>(st, count, out + first, [](u32 x) { return decode_four_bytes(x); });
+    u32* dst = out + first;
+    decode_listed_units<listed_tail::loop>(st, count, [](u32 x) { return decode_four_bytes(x); },
+                                           [=](u32 j, u32 c) { dst[j] = c; });
   } else if (path == warp_path::listed) {
-    decode_listed_units<listed_tail::chains>(st, count, out + first, [](u32 x) { return decode_unit(x); });
+    u32* dst = out + first;
+    decode_listed_units<listed_tail::chains>(st, count, [](u32 x) { return decode_unit(x); },
+                                             [=](u32 j, u32 c) { dst[j] = c; });
   } else {
     const u32 s0 = static_cast<u32>((reinterpret_cast<std::uintptr_t>(out) >> 2) + first) & 3u;
     write_staged_u32(st, s0, count, out + (first - s0));

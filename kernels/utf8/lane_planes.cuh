@@ -4,19 +4,19 @@
 //
 //   to_planes(w, P)      8 little-endian words (bytes 0..31) -> P[k] bit i = bit k of byte i.
 //                        An 8x8 bit transpose per 8 bytes (3 delta swaps) + 16 byte permutes.
-//   classify_slab(P, a)  stage 1: everything that looks at the block and the 3 bytes AFTER it.
-//                        `a` = ahead_link() of the next block (or ahead_link_word() of the 4
+//   classify_slab(P, a)  stage 1: everything that looks at the slab and the 3 bytes AFTER it.
+//                        `a` = ahead_link() of the next slab (or ahead_link_word() of the 4
 //                        bytes after it).
-//   starts(c, b)         stage 2: unit starts, which also depend on the 3 bytes BEFORE the block.
-//                        `b` = behind_link() of the previous block's stage 1 result (or
+//   starts(c, b)         stage 2: unit starts, which also depend on the 3 bytes BEFORE the slab.
+//                        `b` = behind_link() of the previous slab's stage 1 result (or
 //                        behind_link_word() of the 4 bytes before it).
 //   coverage(c, b)       stage 2 with Detail: bytes of well-formed sequences and sequence ends.
 //
-// A 32-byte block thus needs 5 bits from its successor and 13 bits from its predecessor; the
+// A 32-byte slab thus needs 5 bits from its successor and 13 bits from its predecessor; the
 // kernels pass them between lanes with one shuffle each way. Everything here is
 // __host__ __device__ (tests/gpu/planes_host_test.cpp checks it against classify_reference).
 //
-// Definitions (bit i = byte i of the block; lead = C2..F4):
+// Definitions (bit i = byte i of the slab; lead = C2..F4):
 //   C   continuation byte (80..BF)
 //   S1  lead whose next byte is an acceptable SECOND byte (Table 3-7, second_byte_range)
 //   T2  S1 and the lead starts a 3- or 4-byte sequence;  T3  S1 and a 4-byte sequence
@@ -124,20 +124,20 @@ GUTF8_UNROLL
 }
 
 // --------------------------------------------------------------------- links ----
-// What the block before needs from this one: bits 0..2 = C of bytes 0..2, bit 3 = bit 5 of
+// What the slab before needs from this one: bits 0..2 = C of bytes 0..2, bit 3 = bit 5 of
 // byte 0, bit 4 = bit 5 | bit 4 of byte 0.
 GUTF8_HD u32 ahead_link(const u32 (&P)[8]) {
   const u32 c = P[7] & ~P[6];
   return (c & 7u) | ((P[5] & 1u) << 3) | (((P[5] | P[4]) & 1u) << 4);
 }
-// The same from the raw 4 bytes (little-endian word) that follow a block.
+// The same from the raw 4 bytes (little-endian word) that follow a slab.
 GUTF8_HD u32 ahead_link_word(u32 x) {
   const u32 c = x & ~(x << 1) & lane_hi;
   const u32 cb = ((c >> 7) & 1u) | ((c >> 14) & 2u) | ((c >> 21) & 4u);
   return cb | (((x >> 5) & 1u) << 3) | ((((x >> 5) | (x >> 4)) & 1u) << 4);
 }
 
-// Stage 1 of a block.
+// Stage 1 of a slab.
 struct slab_class {
   u32 C, S1, T2, T3, wf;
 };
@@ -169,7 +169,7 @@ GUTF8_HD slab_class classify_slab(const u32 (&P)[8], u32 ahead) {
   return r;
 }
 
-// What the block after needs from this one (bits): 0 = S1(31); 1..2 = T2(30..31);
+// What the slab after needs from this one (bits): 0 = S1(31); 1..2 = T2(30..31);
 // 3..5 = T3(29..31); 6 = C(31); with Detail also 7 = W2(31), 8..9 = W3(30..31),
 // 10..12 = W4(29..31) where Wk = wf & leads of k-byte sequences.
 template <bool Detail = false>
@@ -182,13 +182,13 @@ GUTF8_HD u32 behind_link(const slab_class& c) {
   return b;
 }
 
-// Mini planes of the 4 bytes before a block: bits 28..31 of Q[k] = bit k of bytes 0..3 of y
+// Mini planes of the 4 bytes before a slab: bits 28..31 of Q[k] = bit k of bytes 0..3 of y
 // (the low 28 bits are garbage, which stage 1 never moves upwards).
 GUTF8_HD void word_planes_top(u32 y, u32 (&Q)[8]) {
 GUTF8_UNROLL
   for (int k = 0; k < 8; ++k) Q[k] = ((y >> k) & 0x01010101u) * 0x10204080u;
 }
-// behind_link of the 4 bytes y before a block whose own ahead_link is `own_ahead`.
+// behind_link of the 4 bytes y before a slab whose own ahead_link is `own_ahead`.
 template <bool Detail = false>
 GUTF8_HD u32 behind_link_word(u32 y, u32 own_ahead) {
   u32 Q[8];
@@ -265,6 +265,22 @@ GUTF8_HD u32 decode_unit(u32 x) {
 GUTF8_HD u32 decode_four_bytes(u32 x) {
   const u32 z = x & 0x3F3F3F07u;
   return 4096u * byte_dot(z, 0x00000140u) + byte_dot(z, 0x01400000u);
+}
+
+// UTF-16: the unit, or the surrogate pair (high | low << 16) of a code point above U+FFFF, whose
+// high half 0xD800 + ((cp - 0x10000) >> 10) is 0xD7C0 + (cp >> 10).
+GUTF8_HD u32 utf16_of(u32 cp) {
+  return cp < 0x10000u ? cp : (0xDC00D7C0u + (cp >> 10)) | ((cp << 16) & 0x03FF0000u);
+}
+
+// The UTF-16 surrogate pair (high | low << 16) of a WELL-FORMED 4-byte sequence (lead in x's
+// lowest byte), without the code point: with decode_four_bytes' a = lead * 64 + second and
+// b = third * 64 + fourth (code point = 4096 a + b), high = 0xD7C0 + 4a + (b >> 10) and
+// low = 0xDC00 + (b & 0x3FF), neither carrying into the other.
+GUTF8_HD u32 decode_four_surrogates(u32 x) {
+  const u32 z = x & 0x3F3F3F07u;
+  const u32 a = byte_dot(z, 0x00000140u), b = byte_dot(z, 0x01400000u);
+  return 0xDC00D7C0u + 4u * a + (b >> 10) + ((b & 0x3FFu) << 16);
 }
 
 }  // namespace gutf8::kern

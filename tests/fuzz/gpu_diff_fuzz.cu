@@ -7,7 +7,8 @@
 //     host_buffers with feed_into);
 //   * the one-shot host API with backend::cuda;
 //   * the device API (include/gutf8/device.hpp) one-shot, and in random chunks with carry and
-//     device::chunk_tracker, with a random decoder / encoder variant.
+//     device::chunk_tracker, with a random decoder / encoder variant; decode also to UTF-16
+//     (device::decode_utf16, a random byte order) against the CPU codec's decode_to.
 //
 //   gutf8_gpu_fuzz [--iterations N] [--seed S] [--max-size BYTES] [--device N] [--save DIR]
 //                  [--backend cpu]
@@ -31,6 +32,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cpu/generators.hpp"
@@ -130,7 +132,18 @@ outcome streamed(operation op, error_policy p, const std::string& in, const opti
   return {out, st.stats()};
 }
 
+// UTF-16LE or BE from the CPU codec: what device::decode_utf16 is checked against.
+outcome cpu_utf16(error_policy p, const std::string& in, bool big_endian) {
+  outcome o;
+  o.out = decode_to(in, big_endian ? text_form::utf16be : text_form::utf16le, p, &o.stats.input,
+                    options{backend::cpu});
+  return o;
+}
+
 // ------------------------------------------------------------- device API runs ----
+
+// Decode's variants: the UTF-32 decoders, then UTF-16LE and UTF-16BE.
+enum decode_variant : unsigned { fused32, staged32, utf16le, utf16be };
 
 struct device_workspace {
   cuda::device_buffer<std::byte> in, out, temp;
@@ -153,8 +166,11 @@ cudaError_t call(operation op, error_policy p, void* temp, std::size_t& temp_byt
     case operation::validate:
       return device::validate(temp, temp_bytes, in, n, s, last);
     case operation::decode:
+      if (variant >= utf16le)
+        return device::decode_utf16(temp, temp_bytes, in, n, static_cast<char16_t*>(out), s, p, last,
+                                    variant == utf16be);
       return device::decode(temp, temp_bytes, in, n, static_cast<char32_t*>(out), s, p, last,
-                            variant ? device::decoder::staged : device::decoder::fused);
+                            variant == staged32 ? device::decoder::staged : device::decoder::fused);
     case operation::repair:
       return device::repair(temp, temp_bytes, in, n, static_cast<char8_t*>(out), s, p, last);
     case operation::encode:
@@ -171,7 +187,7 @@ cudaError_t call(operation op, error_policy p, void* temp, std::size_t& temp_byt
 outcome device_run(device_workspace& ws, operation op, error_policy p, const std::string& in, std::size_t chunk,
                    unsigned variant) {
   const unsigned unit = op == operation::encode ? 4 : 1;
-  const std::size_t out_unit = op == operation::decode ? 4 : 1;
+  const std::size_t out_unit = op == operation::decode ? (variant >= utf16le ? 2 : 4) : 1;
   device::chunk_tracker tracker(unit);
   outcome o;
   std::string carry;
@@ -347,20 +363,31 @@ int main(int argc, char** argv) {
 
       const outcome cpu = one_shot(op, p, in, cpu_opt);
       const bool all_stats = op == operation::stats;
-      std::vector<std::pair<std::string, outcome>> runs;
+      const bool big_endian = g() % 2 == 0;
+      std::vector<std::tuple<std::string, outcome, const outcome*>> runs;  // what ran, its outcome, the CPU's
       std::mt19937_64 sg(stream_seed);
       runs.emplace_back("stream(cuda) chunks<=" + std::to_string(max_chunk) + (pinned ? " pinned" : ""),
-                        streamed(op, p, in, gpu_opt, sg, max_chunk, pinned));
-      runs.emplace_back("one-shot(cuda)", one_shot(op, p, in, gpu_opt));
+                        streamed(op, p, in, gpu_opt, sg, max_chunk, pinned), &cpu);
+      runs.emplace_back("one-shot(cuda)", one_shot(op, p, in, gpu_opt), &cpu);
       if (op != operation::stats && ws) {
         runs.emplace_back("device one-shot variant " + std::to_string(variant),
-                          device_run(*ws, op, p, in, std::max<std::size_t>(in.size(), 1), variant));
+                          device_run(*ws, op, p, in, std::max<std::size_t>(in.size(), 1), variant), &cpu);
         runs.emplace_back("device chunks of " + std::to_string(device_chunk) + " variant " + std::to_string(variant),
-                          device_run(*ws, op, p, in, device_chunk, variant));
+                          device_run(*ws, op, p, in, device_chunk, variant), &cpu);
       }
-      for (const auto& [path, got] : runs) {
+      std::optional<outcome> cpu16;
+      if (op == operation::decode && ws) {
+        cpu16 = cpu_utf16(p, in, big_endian);
+        const unsigned v16 = big_endian ? utf16be : utf16le;
+        const std::string form = big_endian ? "UTF-16BE" : "UTF-16LE";
+        runs.emplace_back("device one-shot " + form,
+                          device_run(*ws, op, p, in, std::max<std::size_t>(in.size(), 1), v16), &*cpu16);
+        runs.emplace_back("device chunks of " + std::to_string(device_chunk) + ' ' + form,
+                          device_run(*ws, op, p, in, device_chunk, v16), &*cpu16);
+      }
+      for (const auto& [path, got, want] : runs) {
         ++checks;
-        const std::string d = differ(got, cpu, all_stats);
+        const std::string d = differ(got, *want, all_stats);
         if (d.empty()) continue;
         ++mismatches;
         const std::string file = cfg.save_dir + "/gpu_fuzz_" + std::to_string(cfg.seed) + "_" + std::to_string(it) + ".bin";

@@ -97,9 +97,9 @@ TEST(GpuUtf16, AllFourByteTextIsAllSurrogatePairs) {
 }
 
 // Dense text takes the decoder's listed paths (units listed at UTF-32 slots, placed at UTF-16 units
-// by a ballot of the surrogate pairs; all 4-byte units: decoded as such), ASCII-heavy text the
-// staged one (UTF-16 slots): each valid and with errors, every policy, both byte orders, input
-// and output at offsets that are not 16-byte aligned.
+// by a ballot of the surrogate pairs where a warp has any; all 4-byte units: decoded as such),
+// ASCII-heavy text the staged one (UTF-16 slots): each valid and with errors, every policy, both
+// byte orders, input and output at offsets that are not 16-byte aligned.
 TEST(GpuUtf16, EveryPathAlignmentAndByteOrder) {
   GUTF8_REQUIRE_GPU();
   auto g = rng(1603);
@@ -127,6 +127,45 @@ TEST(GpuUtf16, EveryPathAlignmentAndByteOrder) {
     for (error_policy p : policies) {
       ASSERT_TRUE(same_as_cpu(b, p, phase == 1, "4-byte units, phase " + std::to_string(phase)));
       ASSERT_TRUE(same_as_cpu(broken, p, phase == 2, "4-byte units, one broken, phase " + std::to_string(phase)));
+    }
+  }
+}
+
+// The byte at or after i that starts a character of valid UTF-8 b (or b's end).
+std::size_t char_start(const bytes& b, std::size_t i) {
+  while (i < b.size() && (b[i] & 0xC0u) == 0x80u) ++i;
+  return i;
+}
+
+// A warp without surrogate pairs is decoded as in UTF-32 (a slot is a unit), one with pairs by the
+// paths that place them: dense text (listed units) and ASCII-heavy text (staged units) in which a
+// few warps hold a 4-byte sequence, at lane, warp and tile edges, valid or between a cut sequence
+// and a stray continuation byte (error units beside the pair for replace and drop, the stop for
+// strict); every policy, both byte orders, output at even and odd units.
+TEST(GpuUtf16, WarpsWithAndWithoutSurrogatePairs) {
+  GUTF8_REQUIRE_GPU();
+  auto g = rng(1605);
+  constexpr std::size_t warp = kern::warp_bytes, lane = kern::lane_bytes;
+  // From the last, so that the earlier places do not move.
+  constexpr std::size_t places[] = {4 * tile + 7 * warp - 1, 2 * tile - 2, tile + 5 * warp + lane - 1,
+                                    tile - 3, 3 * warp - 1, warp - 2};
+  for (script s : {script::cjk, script::ascii, script::latin}) {
+    for (const bool broken : {false, true}) {
+      bytes b = random_text(g, 5 * tile + 333, s);
+      for (const std::size_t at : places) {
+        bytes ins;
+        if (broken) ins = {0xF0, 0x9F};
+        append_utf8(ins, static_cast<char32_t>(0x10000 + g() % 0x100000));
+        if (broken) ins.push_back(0x80);
+        b.insert(b.begin() + static_cast<std::ptrdiff_t>(char_start(b, at)), ins.begin(), ins.end());
+      }
+      for (error_policy p : policies)
+        for (const std::size_t out_at : {std::size_t{0}, std::size_t{1}})
+          for (const bool big : {false, true})
+            ASSERT_TRUE(same_as_cpu(b, p, big,
+                                    "script " + std::to_string(int(s)) + (broken ? " broken " : " valid ") + name(p) +
+                                        (big ? " BE" : " LE") + " out at " + std::to_string(out_at),
+                                    0, out_at));
     }
   }
 }

@@ -4,8 +4,8 @@
 // results as the kernels pass them between lanes and from the raw neighbour words as lane 0 / 31
 // compute them) against the exact per-byte rule classify_reference. Exhaustive over all 1-, 2-
 // and 3-byte sequences at every position of a slab boundary, plus random mixes of the bytes
-// that matter; the scalar decoders and encoder (decode_unit, decode_four_bytes, utf8_pack) on every
-// scalar value they take. No GPU needed.
+// that matter; the scalar decoders and encoder (decode_unit, decode_four_bytes, decode_four_surrogates,
+// utf16_of, utf8_pack) on every scalar value they take. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -111,6 +111,24 @@ TEST(PlanesHost, DecodeFourBytesEveryFourByteValue) {
     ASSERT_EQ(detail::encode_scalar(static_cast<char32_t>(c), b), 4u);
     const u32 x = u32{b[0]} | u32{b[1]} << 8 | u32{b[2]} << 16 | u32{b[3]} << 24;
     ASSERT_EQ(kern::decode_four_bytes(x), c) << std::hex << c;
+  }
+}
+
+TEST(PlanesHost, Utf16OfEveryScalarValue) {
+  for (u32 c = 0; c <= 0x10FFFF; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    const u32 want = c < 0x10000 ? c : (0xD800u + ((c - 0x10000u) >> 10)) | (0xDC00u + (c & 0x3FFu)) << 16;
+    ASSERT_EQ(kern::utf16_of(c), want) << std::hex << c;
+  }
+}
+
+TEST(PlanesHost, DecodeFourSurrogatesEveryFourByteValue) {
+  for (u32 c = 0x10000; c <= 0x10FFFF; ++c) {
+    u8 b[4] = {0, 0, 0, 0};
+    ASSERT_EQ(detail::encode_scalar(static_cast<char32_t>(c), b), 4u);
+    const u32 x = u32{b[0]} | u32{b[1]} << 8 | u32{b[2]} << 16 | u32{b[3]} << 24;
+    const u32 high = 0xD800u + ((c - 0x10000u) >> 10), low = 0xDC00u + (c & 0x3FFu);
+    ASSERT_EQ(kern::decode_four_surrogates(x), high | low << 16) << std::hex << c;
   }
 }
 

@@ -72,12 +72,12 @@ def columns(ctx: Context) -> Outcome:
                    details=tail(ctx.out / "columns_gpu.md", 12))
 
 
-@part("utf16", cap=200, needs=("bench/bench_codec",), help="bench_codec: the UTF-16 decode beside the fused UTF-32 decode")
+@part("utf16", cap=200, needs=("bench/bench_codec",), help="bench_codec: the UTF-16 decode (LE and BE) beside the fused UTF-32 decode")
 def utf16(ctx: Context) -> Outcome:
-    step = ctx.run("utf16", [ctx.path("bench/bench_codec"), "--ops", "decode_fused_replace,decode_utf16_replace", "--runs", "15",
-                             "--out", ctx.out / "utf16"], 200)
-    rows = [line for line in step.text().splitlines() if re.search(r"decode_(fused|utf16)_replace", line)]
-    return Outcome("utf16", "pass" if step.ok else "fail", f"rc {step.rc}", details="\n".join(rows[-8:]))
+    step = ctx.run("utf16", [ctx.path("bench/bench_codec"), "--ops", "decode_fused_replace,decode_utf16_replace,decode_utf16be_replace",
+                             "--runs", "15", "--out", ctx.out / "utf16"], 200)
+    rows = [line for line in step.text().splitlines() if re.search(r"decode_(fused|utf16|utf16be)_replace", line)]
+    return Outcome("utf16", "pass" if step.ok else "fail", f"rc {step.rc}", details="\n".join(rows[-12:]))
 
 
 @part("columns_cpu", cap=560, gpu=False, needs=("bench/bench_cpu_columns",), help="bench/columns_cpu.py: bench_cpu_columns beside pyarrow and CPython")
