@@ -8,7 +8,7 @@ Cases (--cases, comma-separated):
            against gutf8's own validate
   scaling  validate of the first big English file at 1..all threads, gutf8 beside simdutf
   small    `validate -l` over many small files against `isutf8 -l` and a CPython loop (and --backend=cuda
-           with --cuda)
+           with --cuda, which must name the same files with the same exit status as --backend=cpu)
   pipe     `cat FILE | gutf8 validate` against `cat FILE | wc -c`
   python   gutf8.validate_file against the CLI, gutf8.validate_files over the small files against isutf8 -l
 
@@ -106,6 +106,7 @@ class Recorder:
     def __init__(self, out: str, commit: str, machine: str) -> None:
         self.rows: list[dict] = []
         self.out, self.commit, self.machine = out, commit, machine
+        self.agree = True  # every cross-check between backends agreed
 
     def add(self, case: str, tool: str, inp: str, threads: int | str, bytes_: int, median: float, runs: list[float]) -> None:
         row = dict(case=case, tool=tool, input=inp, threads=threads, median_s=f"{median:.4f}",
@@ -172,6 +173,20 @@ def small_case(a, rec: Recorder, names: list[str]) -> None:
         m, runs, _ = timed(f"timeout {a.cuda_timeout} xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend=cuda",
                            min(a.reps, 3))
         rec.add("small", "gutf8 validate -l --backend=cuda", label, a.threads, total, m, runs)
+        rec.agree &= same_listing(a, listing)
+
+
+def same_listing(a, listing: str) -> bool:
+    """Whether --backend=cuda names the same files with the same exit status as --backend=cpu."""
+    def listed(backend: str) -> tuple[int, bytes]:
+        p = subprocess.run(f"timeout {a.cuda_timeout} xargs -s 1900000 -a {listing} {a.gutf8} validate -l --backend={backend}",
+                           shell=True, executable="/bin/bash", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return p.returncode, p.stdout
+    cpu, cuda = listed("cpu"), listed("cuda")
+    named = cpu[1].count(b"\n")
+    print(f"small    cuda and cpu: {'the same' if cpu == cuda else 'DIFFERENT'} names ({named}) and exit status ({cpu[0]})",
+          flush=True)
+    return cpu == cuda
 
 
 def pipe_case(a, rec: Recorder, path: str, label: str) -> None:
@@ -250,7 +265,7 @@ def main() -> int:
         pipe_case(a, rec, big[0][1], big[0][0])
     if "python" in cases:
         python_case(a, rec, big[0][1], big[0][0], names)
-    return 0
+    return 0 if rec.agree else 1
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from devrun import bench, engine, files, kernels, multi, tests  # noqa: E402,F401  (they register their parts)
+from devrun import bench, engine, engines, files, kernels, multi, tests  # noqa: E402,F401  (they register their parts)
 from devrun.core import GROUPS, PARTS, ROOT, Context, Outcome, markdown_table, write_json  # noqa: E402
 
 # KINDS.md of the device machines: NVLink multicast stays off.
@@ -138,6 +138,8 @@ def arguments(argv: list) -> argparse.Namespace:
     ap.add_argument("--reps", help="repetitions of e2e (3) and host_engine (5)")
     ap.add_argument("--engine-cases", help="host_engine: cases of bench/host_engine.py (big,scaling,small,pipe,python)")
     ap.add_argument("--engine-sizes", help="host_engine: big files' sizes (2G,16G)")
+    ap.add_argument("--engines", help="engines: which of duckdb,polars (both; one a call fits 64 MiB of wheels)")
+    ap.add_argument("--engines-rows", help="engines: rows of bench_engines.py (10000000)")
     ap.add_argument("--tmpfs", action="store_true", help="multi-GPU parts: their inputs in a tmpfs at --work")
     ap.add_argument("--base", action="append", default=[], help="ab: a bundle to compare with (repeatable)")
     ap.add_argument("--ab", default="codec", help="ab: benchmarks, of codec,prim,cpu_codec,columns (codec)")

@@ -16,7 +16,7 @@ rm -rf .device-python && mkdir -p .device-python
   -C build-dir=build-python-stage/cmake -C cmake.define.GUTF8_CUDA=ON -C cmake.define.GUTF8_STATIC=ON \
   -C cmake.define.GUTF8_STATIC_COMPRESSION=OFF -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90
 # A shared module cannot take Debian's non-PIC compression archives: their shared libraries travel in
-# .device-python/lib/ (the driver and engines.sh put it on LD_LIBRARY_PATH).
+# .device-python/lib/ (the driver puts it on LD_LIBRARY_PATH).
 mkdir -p .device-python/lib
 rm -rf build-python-stage/unpacked && unzip -q -d build-python-stage/unpacked .device-python/*.whl
 ldd build-python-stage/unpacked/gutf8/_gutf8*.so | awk '/lib(z|zstd|lzma|bz2|lz4|deflate)\.so/{print $3}' |

@@ -4,8 +4,8 @@
 #   scripts/gpu/stage_wheels.sh [dask|duckdb|polars]      (default dask)
 #   dask    dask, distributed and those of their needs the image does not hold, for gutf8.dask
 #           (scripts/gpu/driver.py installs them with pip --no-index for its Python parts)
-#   duckdb  duckdb (25 MB), for scripts/gpu/engines.sh OUT duckdb
-#   polars  polars and polars-runtime-32 (55 MB), for scripts/gpu/engines.sh OUT polars
+#   duckdb  duckdb (25 MB), for `scripts/gpu/driver.py OUT engines --engines duckdb`
+#   polars  polars and polars-runtime-32 (55 MB), for `scripts/gpu/driver.py OUT engines --engines polars`
 # The gutf8 wheel itself is scripts/gpu/stage_python.sh's (.device-python/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
