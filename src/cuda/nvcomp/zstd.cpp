@@ -13,6 +13,7 @@ namespace gutf8::cuda::nvcomp {
 namespace {
 
 static_assert(sizeof(nvcompStatus_t) == sizeof(std::int32_t));
+static_assert(sizeof(std::size_t) == sizeof(std::uint64_t) && sizeof(void*) == sizeof(std::uint64_t));  // one word array
 
 constexpr std::size_t align256(std::size_t v) { return (v + 255) / 256 * 256; }
 
@@ -31,7 +32,7 @@ struct temp_layout {
 };
 
 struct batch_shape {
-  std::size_t max_text = 1;  // nvCOMP sizes its scratch by the largest frame; an empty batch asks for 1
+  std::size_t max_text = 1;  // nvCOMP sizes its scratch by the largest frame; empty frames ask for 1
   std::size_t total_text = 0;
 };
 
@@ -106,6 +107,9 @@ void decompress_zstd(void* d_temp, std::size_t& temp_bytes, std::span<const zstd
               "cudaMemcpyAsync H2D (nvCOMP arrays)");
   auto* d_written = reinterpret_cast<std::size_t*>(static_cast<std::byte*>(d_temp) + l.written_offset);
   auto* d_status = reinterpret_cast<nvcompStatus_t*>(static_cast<std::byte*>(d_temp) + l.status_offset);
+  // A frame nvCOMP leaves unreported reads as failed, never as a stale success.
+  cuda::check(cudaMemsetAsync(d_written, 0, n * sizeof(std::size_t), stream), "cudaMemsetAsync (sizes)");
+  cuda::check(cudaMemsetAsync(d_status, 0xFF, n * sizeof(nvcompStatus_t), stream), "cudaMemsetAsync (statuses)");
   check(nvcompBatchedZstdDecompressAsync(
             reinterpret_cast<const void* const*>(l.words(d_temp, 0)), l.words(d_temp, 2), l.words(d_temp, 3),
             d_written, n, static_cast<std::byte*>(d_temp) + l.nvcomp_offset, scratch,
