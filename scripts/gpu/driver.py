@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from devrun import bench, engine, engines, files, kernels, multi, tests  # noqa: E402,F401  (they register their parts)
+from devrun import bench, engine, engines, files, kernels, multi, nvcomp, tests  # noqa: E402,F401  (they register their parts)
 from devrun.core import GROUPS, PARTS, ROOT, Context, Outcome, markdown_table, write_json  # noqa: E402
 
 # KINDS.md of the device machines: NVLink multicast stays off.

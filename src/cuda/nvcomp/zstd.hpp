@@ -1,0 +1,56 @@
+// Batched zstd decompression on the device through nvCOMP (built with GUTF8_NVCOMP only; internal:
+// the engine's GPU lanes, tests, benchmarks). nvCOMP calls a corrupt frame undefined behaviour, so
+// a caller hands over only frames whose structure the CPU has checked (compress::zstd_frame_extent:
+// the header parses, the blocks end inside the frame, the content size is known), and sends every
+// frame whose verdict is not `ok` back to the CPU. nvCOMP does not verify the frame's XXH64 content
+// checksum: a caller that needs it checks it apart.
+//
+// CUB's shape: call with d_temp == nullptr to learn temp_bytes (nothing is launched), then again
+// with at least that many bytes (256-byte aligned, as cudaMalloc's are); the results land in device
+// memory, stream-ordered; nothing is allocated or synchronised. Errors throw gutf8::error.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gutf8::cuda::nvcomp {
+
+// One compressed frame of a batch: its bytes on the device and where its text goes.
+struct zstd_frame {
+  const std::byte* d_data = nullptr;  // the whole frame (header to checksum), device memory
+  std::size_t bytes = 0;              // compressed size
+  std::size_t text_bytes = 0;         // its header's frame content size (checked by the CPU)
+  std::size_t out_offset = 0;         // where its text starts in the batch's output buffer
+};
+
+enum class frame_verdict : std::uint32_t {
+  ok = 0,
+  failed = 1,         // nvCOMP's status for the frame is not success
+  size_mismatch = 2,  // decompressed to a size other than its header's content size
+};
+
+// What the device decided for one frame (device memory, one per frame).
+struct frame_result {
+  std::uint64_t written = 0;     // bytes nvCOMP reports decompressed
+  std::int32_t status = 0;       // nvCOMP's nvcompStatus_t for the frame
+  frame_verdict verdict = frame_verdict::failed;
+};
+static_assert(sizeof(frame_result) == 16);
+
+// Decompresses `frames` into d_out (room for every frame's out_offset + text_bytes) and writes one
+// frame_result a frame into d_results. Frames' texts must not overlap.
+void decompress_zstd(void* d_temp, std::size_t& temp_bytes, std::span<const zstd_frame> frames,
+                     std::byte* d_out, frame_result* d_results, cudaStream_t stream);
+
+// Folds nvCOMP's per-frame statuses and sizes into results (a kernel; verdicts.cu).
+void fold_verdicts(const std::int32_t* d_statuses, const std::size_t* d_written, const std::size_t* d_expected,
+                   std::size_t n, frame_result* d_results, cudaStream_t stream);
+
+// The indices of the frames whose verdict is not ok (host copies of the results).
+std::vector<std::size_t> failed_frames(std::span<const frame_result> results);
+
+}  // namespace gutf8::cuda::nvcomp
