@@ -1,9 +1,10 @@
 // The AVX-512 UTF-8 scanner (kernels in simd_avx512.hpp). It steps through 64-byte vectors at
 // fixed offsets, each checked against the end of the one before, so no step waits for the
-// sequence lengths of the last. Validate, which needs no units where there is no error, checks
-// pairs of vectors and keeps only whether a byte broke a rule. Vectors with errors go to unit
-// windows, which split 64 bytes at a time into the maximal-subpart units (avx512::units); the
-// portable scanner takes the rest.
+// sequence lengths of the last. Validate, repair and stats (without a histogram), which need no
+// units where there is no error, walk pairs of vectors and keep only whether a byte broke a
+// rule, and of a clean pair its bytes (repair) or counts (stats); decode takes each vector's
+// units. Vectors with errors go to unit windows, which split 64 bytes at a time into the
+// maximal-subpart units (avx512::units); the portable scanner takes the rest.
 // (UTF-32 has no AVX-512 path: the AVX2 one runs.)
 #pragma once
 
@@ -185,37 +186,81 @@ GUTF8_AVX512 inline vector_stop vectors(utf8_state<M, P, H>& s, std::size_t i) n
   return {i + used, 0};
 }
 
-// Validate's path: pairs of vectors at fixed steps, each vector checked against the one
-// before it, keeping only whether a byte broke a rule (one test a pair): no masks, no counts,
-// no step that waits for the last. Where a pair breaks a rule the unit windows find its units.
-GUTF8_AVX512 inline vector_stop checked_pairs(const u8* in, std::size_t i, std::size_t stop) noexcept {
+// Stats' counts of the clean pairs' bytes (walk_counts): popcounts of compare masks.
+struct lead_tally {
+  walk_counts c;
+
+  GUTF8_AVX512 GUTF8_ALWAYS_INLINE void add(__m512i v) noexcept {
+    c.ascii += 64 - static_cast<std::uint64_t>(std::popcount(_mm512_movepi8_mask(v)));
+    c.ge_e0 += static_cast<std::uint64_t>(std::popcount(_mm512_cmpgt_epu8_mask(v, ld(kc.over_df))));
+    c.ge_f0 += static_cast<std::uint64_t>(std::popcount(_mm512_cmpgt_epu8_mask(v, ld(kc.over_ef))));
+  }
+};
+
+// The walk: pairs of vectors at fixed steps, each vector checked against the one before it,
+// keeping only whether a byte broke a rule (one test a pair): no step waits for the last.
+// Of a clean pair, validate keeps nothing, repair its bytes (stored before the check: the
+// unit windows overwrite them if it fails) and stats its lead classes. Where a pair breaks
+// a rule the unit windows find its units.
+template <mode M, error_policy P, bool H>
+GUTF8_AVX512 inline vector_stop checked_pairs(utf8_state<M, P, H>& s, std::size_t i, std::size_t stop) noexcept {
   constexpr std::size_t n = 128;
+  const u8* in = s.in;
+  u8* const out = s.out;  // repair's, at input position i (a local: the stores may alias s)
+  [[maybe_unused]] lead_tally tally;
   __m512i before = _mm512_setzero_si512();
-  std::size_t at = i;
+  std::size_t at = i, failed = 0;
   for (; at + n <= stop; at += n) {
     prefetch(in + at), prefetch(in + at + 64);
     const __m512i a = _mm512_loadu_si512(in + at), b = _mm512_loadu_si512(in + at + 64);
+    if constexpr (M == mode::repair) {
+      _mm512_storeu_si512(out + (at - i), a);
+      _mm512_storeu_si512(out + (at - i) + 64, b);
+    }
     // ASCII pairs only check that the vector before ends its last sequence.
-    const __m512i bad = _mm512_movepi8_mask(_mm512_or_si512(a, b)) == 0
-                            ? cut_at_end(before)
-                            : _mm512_or_si512(check(a, before), check(b, a));
-    if (_mm512_test_epi8_mask(bad, bad) != 0) return {unit_start_before(in, i, at), at + n};
+    const bool ascii = _mm512_movepi8_mask(_mm512_or_si512(a, b)) == 0;
+    const __m512i bad = ascii ? cut_at_end(before) : _mm512_or_si512(check(a, before), check(b, a));
+    if (_mm512_test_epi8_mask(bad, bad) != 0) {
+      failed = at + n;
+      break;
+    }
+    if constexpr (M == mode::stats) {
+      if (ascii) {
+        tally.c.ascii += n;
+      } else {
+        tally.add(a);
+        tally.add(b);
+      }
+    }
     before = b;
   }
-  return {unit_start_before(in, i, at), 0};
+  const std::size_t start = unit_start_before(in, i, at);
+  s.hand_over(i, start, at, tally.c);
+  return {start, failed};
 }
 
-// Vectors (validate: checked pairs) until one fails the check; unit windows from the last
-// good unit past it; vectors again from a unit boundary.
+// The walk where the mode has one (repair's ends early where its output nears out_limit:
+// the vector path goes on), else the vector path.
+template <mode M, error_policy P, bool H>
+GUTF8_AVX512 inline vector_stop fast_path(utf8_state<M, P, H>& s, std::size_t i) noexcept {
+  if constexpr (utf8_state<M, P, H>::walks) {
+    const std::size_t stop = s.walk_stop(i);
+    const vector_stop b = checked_pairs(s, i, stop);
+    if constexpr (M == mode::repair)
+      if (b.failed == 0 && stop != std::min(s.end, s.limit)) return vectors(s, b.at);
+    return b;
+  } else {
+    return vectors(s, i);
+  }
+}
+
+// The walk or the vectors until a check fails; unit windows from the last good unit past
+// it; the walk or the vectors again from a unit boundary.
 template <mode M, error_policy P, bool H>
 GUTF8_AVX512 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
   std::size_t i = 0;
   while (i < s.end) {
-    vector_stop b;
-    if constexpr (M == mode::validate)
-      b = checked_pairs(s.in, i, std::min(s.end, s.limit));
-    else
-      b = vectors(s, i);
+    const vector_stop b = fast_path(s, i);
     i = b.at;
     if (b.failed == 0) break;
     if (!unit_windows(s, i, b.failed)) return s.finish(i);

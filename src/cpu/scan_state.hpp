@@ -65,6 +65,12 @@ inline std::uint32_t load32(const u8* p) noexcept {
 }
 inline void store32(u8* p, std::uint32_t v) noexcept { std::memcpy(p, &v, 4); }
 
+// What stats' walk counts of the clean pairs it passes: ASCII bytes, and bytes at or
+// above 0xE0 and at or above 0xF0 (in well-formed text, leads of 3- and 4-byte sequences).
+struct walk_counts {
+  std::uint64_t ascii = 0, ge_e0 = 0, ge_f0 = 0;
+};
+
 // Where a scan reads and writes, and what it has found.
 struct scan_cursor {
   explicit scan_cursor(const scan_request& j) noexcept
@@ -93,6 +99,39 @@ struct utf8_state : scan_cursor {
 
   explicit utf8_state(const scan_request& j) noexcept
       : scan_cursor(j), out_limit(j.out_limit), histogram(j.histogram) {}
+
+  // Validate, repair and stats without a histogram first walk checked pairs of vectors,
+  // which keep of a clean pair only its bytes (repair) or its lead classes (stats).
+  static constexpr bool walks = M != mode::decode && !Histogram;
+
+  // Where a walk from the unit start i ends: a clean pair's output is its input, stored
+  // whole, so repair's walk ends where out_limit would be passed.
+  std::size_t walk_stop(std::size_t i) const noexcept {
+    const std::size_t stop = end < limit ? end : limit;
+    if constexpr (M == mode::repair) {
+      const auto room = static_cast<std::size_t>(out_limit - out);
+      if (i < stop && room < stop - i) return i + room;
+    }
+    return stop;
+  }
+
+  // A walk from the unit start `from` hands over at the unit start `at`, its clean pairs
+  // having ended at `walked`: repair's output has reached at; stats adds the sequence
+  // lengths of [from, at) from the counts of [from, walked) (see walk_counts).
+  void hand_over(std::size_t from, std::size_t at, std::size_t walked, walk_counts c = {}) noexcept {
+    if constexpr (M == mode::repair) out += at - from;
+    if constexpr (M == mode::stats) {
+      // The lead of the sequence that `walked` cuts, counted by its class (the next pair may
+      // find it broken): the next path counts it again.
+      if (at < walked) c.ge_e0 -= in[at] >= 0xE0, c.ge_f0 -= in[at] >= 0xF0;
+      // 2-byte sequences from the length of well-formed text: no count of their own.
+      const std::uint64_t n3 = c.ge_e0 - c.ge_f0, rest = (at - from) - c.ascii - 3 * n3 - 4 * c.ge_f0;
+      r.by_length[0] += c.ascii;
+      r.by_length[1] += rest / 2;
+      r.by_length[2] += n3;
+      r.by_length[3] += c.ge_f0;
+    }
+  }
 
   // Whether a fast path over `bytes` input bytes may write: it stores at most 4 bytes per
   // input byte past out.
