@@ -145,7 +145,7 @@ GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
       const vector_stop c = checked_pairs(s, i, walk_stop);
       i = c.at;
       // Repair's walk ends early where its output nears out_limit: the vector path goes on.
-      if (c.failed == 0 && walk_stop == std::min(s.end, s.limit)) break;
+      if (c.failed == 0 && walk_stop == s.walk_end()) break;
       if (c.failed != 0) stop = c.failed;
     }
     // Past a vector with an error, the walk waits until `calm` vectors in a row were

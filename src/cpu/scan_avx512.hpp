@@ -247,7 +247,7 @@ GUTF8_AVX512 inline vector_stop fast_path(utf8_state<M, P, H>& s, std::size_t i)
     const std::size_t stop = s.walk_stop(i);
     const vector_stop b = checked_pairs(s, i, stop);
     if constexpr (M == mode::repair)
-      if (b.failed == 0 && stop != std::min(s.end, s.limit)) return vectors(s, b.at);
+      if (b.failed == 0 && stop != s.walk_end()) return vectors(s, b.at);
     return b;
   } else {
     return vectors(s, i);

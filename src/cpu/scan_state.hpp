@@ -104,10 +104,13 @@ struct utf8_state : scan_cursor {
   // which keep of a clean pair only its bytes (repair) or its lead classes (stats).
   static constexpr bool walks = M != mode::decode && !Histogram;
 
+  // Where a walk may end at the most: units start before end, bytes are read before limit.
+  std::size_t walk_end() const noexcept { return end < limit ? end : limit; }
+
   // Where a walk from the unit start i ends: a clean pair's output is its input, stored
   // whole, so repair's walk ends where out_limit would be passed.
   std::size_t walk_stop(std::size_t i) const noexcept {
-    const std::size_t stop = end < limit ? end : limit;
+    const std::size_t stop = walk_end();
     if constexpr (M == mode::repair) {
       const auto room = static_cast<std::size_t>(out_limit - out);
       if (i < stop && room < stop - i) return i + room;
