@@ -1,6 +1,6 @@
 # nvCOMP (PyPI nvidia-libnvcomp-cu13: headers, libnvcomp.so and a CMake package), optional: GPU
-# decompression of zstd frames behind src/cuda/nvcomp/. AUTO: on when found and the CUDA backend
-# is built; OFF, or not found under AUTO: nothing of it is built and nothing else changes.
+# decompression of zstd frames (src/cuda/nvcomp/) in the engine's GPU lanes (codec/gpu_decompress.hpp).
+# AUTO: on when found and the CUDA backend is built; OFF, or not found under AUTO: nothing of it is built and nothing else changes.
 # GUTF8_NVCOMP_ROOT (cache or environment): the wheel's nvidia/libnvcomp folder; without it, the
 # standard CMake search.
 set(GUTF8_NVCOMP AUTO CACHE STRING "GPU decompression with nvCOMP: AUTO (if found with CUDA), ON or OFF")
@@ -28,6 +28,9 @@ if(GUTF8_HAVE_NVCOMP)
   # GPU host (scripts/gpu/stage.sh), found there through an $ORIGIN/../lib rpath.
   get_target_property(gutf8_nvcomp_library nvcomp::nvcomp IMPORTED_LOCATION_RELEASE)
   file(COPY ${gutf8_nvcomp_library} DESTINATION ${PROJECT_BINARY_DIR}/lib)
+  # Everything that links gutf8 needs it now (the engine's GPU lanes): the CLI in <build>/, tests and
+  # benchmarks one folder down.
+  list(APPEND CMAKE_BUILD_RPATH "$ORIGIN/lib" "$ORIGIN/../lib")
   message(STATUS "gutf8: nvCOMP ${nvcomp_VERSION} (${gutf8_nvcomp_library})")
 else()
   message(STATUS "gutf8: nvCOMP OFF")

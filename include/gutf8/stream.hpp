@@ -45,6 +45,7 @@ struct stream_timings {
   double d2h_seconds = 0;      // device-to-host copies (results and output)
   double staging_seconds = 0;  // host copies through page-locked staging (pageable chunk or out)
   std::uint64_t gpu_bytes = 0;  // input bytes processed on the GPU
+  std::uint64_t gpu_decompressed_bytes = 0;  // text decompressed on the GPU (compressed inputs, nvCOMP)
   // backend::auto_select gave up on the GPU for lack of device memory (or of
   // options::device_memory_limit), so the CPU did the work from then on.
   bool gpu_memory_fallback = false;

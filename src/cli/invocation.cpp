@@ -192,6 +192,7 @@ void invocation::add_run(const run_report& r) {
   times_.d2h += r.gpu.d2h_seconds;
   times_.staging += r.gpu.staging_seconds;
   times_.gpu_bytes += r.gpu_bytes;
+  times_.gpu_decompressed += r.gpu.gpu_decompressed_bytes;
   times_.gpu_memory_fallback |= r.gpu.gpu_memory_fallback;
   times_.gpu_startup = std::max(times_.gpu_startup, r.gpu_startup_seconds);
 }

@@ -138,6 +138,7 @@ std::string stage_times::report() const {
   text += human_bytes(gpu_bytes);
   if (gpu_startup > 0) text += format(" on the GPU after a start-up of %.3f s", gpu_startup);
   else text += " on the GPU";
+  if (gpu_decompressed != 0) text += ", " + human_bytes(gpu_decompressed) + " of text decompressed there";
   text += format("), write %.3f s; ", seconds(write));
   return text + human_bytes(bytes) + format(" in %.3f s, ", seconds(total)) + rate(bytes, total);
 }

@@ -60,6 +60,7 @@ struct stage_times {
   double h2d = 0, kernels = 0, d2h = 0, staging = 0;  // seconds
   double gpu_startup = 0;  // seconds: CUDA's start-up on the GPU lanes' threads, beside the CPU's work
   std::uint64_t bytes = 0, cpu_bytes = 0, gpu_bytes = 0;
+  std::uint64_t gpu_decompressed = 0;  // text the GPU lanes decompressed (nvCOMP)
   bool gpu_memory_fallback = false;  // --backend=auto left the GPU for lack of its memory
   steady_clock::time_point start = steady_clock::now();
 

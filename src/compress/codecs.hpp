@@ -66,6 +66,7 @@ struct member_extent {
   bool skippable = false;  // a zstd/lz4 skippable frame: no text
   std::optional<std::uint64_t> text_bound;  // where text_size is unknown, the most it can be (zstd: its
                                             // blocks times the block size)
+  bool checksum = false;  // zstd: the frame ends with its content checksum (XXH64's low 4 bytes)
 };
 
 // Each format's codec (the tools' defaults: zstd and lz4 frames carry a content checksum, xz streams

@@ -142,6 +142,7 @@ std::optional<member_extent> zstd_frame_extent(const random_reader& read, std::u
   const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size, blocks);
   if (!end || (h.checksumFlag && file_size - *end < checksum_size)) return std::nullopt;
   member_extent e{*end + (h.checksumFlag ? checksum_size : 0) - at, std::nullopt};
+  e.checksum = h.checksumFlag != 0;
   if (h.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) e.text_size = h.frameContentSize;
   else e.text_bound = blocks * std::min<std::uint64_t>(ZSTD_BLOCKSIZE_MAX, h.windowSize);
   return e;

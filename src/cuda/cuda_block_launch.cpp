@@ -35,14 +35,32 @@ bool writes_output(operation op) { return output_width(op) != 0; }
 
 }  // namespace
 
+bool cuda_processor::output_pinned(const block_request& rq) {
+  const std::size_t out_room = output_width(rq.op) * rq.size + (rq.op == operation::encode ? 3 : 0);
+  return rq.out == nullptr || out_room == 0 || is_pinned(rq.out, out_room);
+}
+
 // The histogram takes a block's code points only once the whole block is done: a block that fails
 // part-way (and goes to other workers, under auto) must leave no counts behind.
 block_result cuda_processor::process(const block_request& rq) {
+  return with_histogram(rq, &cuda_processor::process_block);
+}
+
+block_result cuda_processor::process_resident(const block_request& rq) {
+  return with_histogram(rq, &cuda_processor::resident_block);
+}
+
+block_result cuda_processor::with_histogram(const block_request& rq,
+                                            block_result (cuda_processor::*how)(const block_request&)) {
   pending_runs_.clear();
-  const block_result r = process_block(rq);
+  const block_result r = (this->*how)(rq);
   if (rq.histogram != nullptr)
     for (const cp_run& run : pending_runs_) rq.histogram[run.code_point] += run.count;
   return r;
+}
+
+cuda_processor::drain::~drain() {
+  for (stream_resources& s : self.streams_) cudaStreamSynchronize(s.stream);
 }
 
 block_result cuda_processor::process_block(const block_request& rq) {
@@ -50,8 +68,7 @@ block_result cuda_processor::process_block(const block_request& rq) {
   if (rq.end != rq.size) return process_head_then_tail(rq);
   cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
   const bool in_pinned = is_pinned(rq.data, rq.size);
-  const std::size_t out_room = output_width(rq.op) * rq.size + (rq.op == operation::encode ? 3 : 0);
-  const bool out_pinned = rq.out == nullptr || out_room == 0 || is_pinned(rq.out, out_room);
+  const bool out_pinned = output_pinned(rq);
   const std::size_t sub = reserve(rq, in_pinned, out_pinned);
   if (sub == 0) return fallback_->process(rq);  // auto_select and no GPU memory: the CPU
   return run(rq, sub, in_pinned, out_pinned);
@@ -71,7 +88,11 @@ block_result cuda_processor::process_head_then_tail(const block_request& rq) {
   tail.size = rq.size - r.consumed;
   tail.end = rq.end - r.consumed;
   if (tail.out != nullptr) tail.out += r.written;
-  const block_result t = fallback_->process(tail);
+  append_tail(r, fallback_->process(tail));
+  return r;
+}
+
+void cuda_processor::append_tail(block_result& r, const block_result& t) {
   if (t.first_error != no_error && r.first_error == no_error) {
     r.first_error = r.consumed + t.first_error;
     r.first_kind = t.first_kind;
@@ -82,7 +103,6 @@ block_result cuda_processor::process_head_then_tail(const block_request& rq) {
   r.stopped = t.stopped;
   for (std::size_t l = 0; l < 4; ++l) r.by_length[l] += t.by_length[l];
   r.consumed += t.consumed;
-  return r;
 }
 
 // The device API call for op. stats decodes with drop: the code points of exactly the
@@ -126,25 +146,27 @@ auto cuda_processor::next_sub_block(const block_request& rq, std::size_t pos, st
 }
 
 // Queues a sub-block on its CUDA stream: upload, device API (+ stats kernels), summary download.
-void cuda_processor::enqueue(const block_request& rq, const sub_block& p, bool in_pinned) {
+void cuda_processor::enqueue(const block_request& rq, const sub_block& p, input_at in) {
   stream_resources& s = streams_[p.index % 2];
   const u8* src = rq.data + p.pos;
-  if (!in_pinned) {
+  if (in == input_at::pageable) {
     const auto t0 = std::chrono::steady_clock::now();
     std::memcpy(s.in_stage.data(), src, p.n);
     times_.staging_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     src = s.in_stage.data();
   }
   s.start.record(s.stream);
-  cuda::check(cudaMemcpyAsync(s.in.data(), src, p.n, cudaMemcpyHostToDevice, s.stream),
-              "cudaMemcpyAsync (chunk to GPU)");
+  if (in != input_at::device)
+    cuda::check(cudaMemcpyAsync(s.in.data(), src, p.n, cudaMemcpyHostToDevice, s.stream),
+                "cudaMemcpyAsync (chunk to GPU)");
+  const u8* d_in = in == input_at::device ? src : s.in.data();
   s.h2d.record(s.stream);
   sub_block_result* result = s.result.data();
   device::device_summary* summary = &result->summary;
   if (rq.op == operation::stats)
     cuda::check(cudaMemsetAsync(result, 0, sizeof(sub_block_result), s.stream), "cudaMemsetAsync");
   std::size_t bytes = s.temp.size();
-  cuda::check(launch(rq.op, rq.policy, s.temp.data(), bytes, s.in.data(), p.n, s.out.data(), summary,
+  cuda::check(launch(rq.op, rq.policy, s.temp.data(), bytes, d_in, p.n, s.out.data(), summary,
                      p.is_last, s.stream),
               "CUDA codec kernels");
   if (rq.op == operation::stats)
@@ -187,13 +209,7 @@ void cuda_processor::merge_histogram(stream_resources& s, std::uint64_t code_poi
 }
 
 block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned) {
-  // Whatever happens, nothing may still read rq.data or write rq.out when this returns.
-  struct drain {
-    cuda_processor& self;
-    ~drain() {
-      for (stream_resources& s : self.streams_) cudaStreamSynchronize(s.stream);
-    }
-  } guard{*this};
+  const drain guard(*this);  // whatever happens
 
   block_result r;
   std::deque<sub_block> queued;
@@ -202,7 +218,7 @@ block_result cuda_processor::run(const block_request& rq, std::size_t sub, bool 
   bool more = true;
   const auto push = [&] {
     const sub_block p = next_sub_block(rq, next_pos, sub, next_index++);
-    enqueue(rq, p, in_pinned);
+    enqueue(rq, p, in_pinned ? input_at::pinned : input_at::pageable);
     next_pos = p.pos + p.n - p.carry;
     more = !p.final;
     queued.push_back(p);

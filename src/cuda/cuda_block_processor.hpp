@@ -11,6 +11,9 @@
 // is copied by DMA directly; pageable memory goes through page-locked staging buffers. Blocks the
 // device API cannot express (block_request::end < size: the few bytes that complete a carried
 // sequence) go to the fallback processor, as do blocks below gpu_tuning::min_gpu_block.
+// process_resident takes a block already in device memory (text decompressed there): no upload,
+// its sub-blocks one after the other (the carry is the GPU's, the host has not the bytes), and
+// only the few bytes the fallback settles come to the host.
 //
 // Its source files, one a concern (only src/cuda includes this header: it needs CUDA's):
 //   cuda_block_startup.cpp  the device context: eager or lazy start-up, giving up, shutting down
@@ -41,6 +44,9 @@ class cuda_processor final : public block_processor {
   cuda_processor& operator=(const cuda_processor&) = delete;
 
   block_result process(const block_request& rq) override;
+  // rq.data is device memory of this processor's GPU (rq.out and rq.histogram are the host's).
+  block_result process_resident(const block_request& rq);
+  [[nodiscard]] int device() const noexcept { return device_; }
   [[nodiscard]] stream_timings timings() const noexcept override { return times_; }
 
  private:
@@ -100,19 +106,39 @@ class cuda_processor final : public block_processor {
                              bool out_pinned);
   [[nodiscard]] static std::size_t temp_bytes(const block_request& rq, std::size_t n);
 
+  // Where a block's input is: pageable or page-locked host memory (uploaded), or the device's.
+  enum class input_at : std::uint8_t { pageable, pinned, device };
+
+  // Nothing may still read a block's input or write its output once this is gone.
+  struct drain {
+    cuda_processor& self;
+    explicit drain(cuda_processor& p) : self(p) {}
+    drain(const drain&) = delete;
+    drain& operator=(const drain&) = delete;
+    ~drain();
+  };
+
   // cuda_block_launch.cpp
+  block_result with_histogram(const block_request& rq, block_result (cuda_processor::*how)(const block_request&));
   block_result process_block(const block_request& rq);
   block_result process_head_then_tail(const block_request& rq);
+  static void append_tail(block_result& r, const block_result& tail);  // tail's offsets from r.consumed
+  static bool output_pinned(const block_request& rq);
   static cudaError_t launch(operation op, error_policy policy, void* temp, std::size_t& bytes, const u8* in,
                             std::size_t n, u8* out, device::device_summary* summary, bool is_last,
                             cudaStream_t stream);
   [[nodiscard]] sub_block next_sub_block(const block_request& rq, std::size_t pos, std::size_t sub,
                                          unsigned index) const;
-  void enqueue(const block_request& rq, const sub_block& p, bool in_pinned);
+  void enqueue(const block_request& rq, const sub_block& p, input_at in);
   void merge_histogram(stream_resources& s, std::uint64_t code_points, unsigned index);
   block_result run(const block_request& rq, std::size_t sub, bool in_pinned, bool out_pinned);
   bool collect(const block_request& rq, const sub_block& p, bool out_pinned, block_result& r);
   void copy_output(stream_resources& s, std::size_t bytes, u8* to, bool out_pinned);
+
+  // cuda_block_resident.cpp
+  block_result resident_block(const block_request& rq);
+  block_result run_resident(const block_request& rq, std::size_t sub, bool out_pinned);
+  block_result resident_on_host(const block_request& rq, std::size_t from);
 
   // device_ made current by the destructor to release the resources, and the destroying thread's
   // device given back after every member is gone (declared first, destroyed last).

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "codec/boundary.hpp"
+#include "engine/gpu_parts.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8 {
@@ -45,8 +46,11 @@ compress::random_reader file_reader(int fd, std::uint64_t base) {
 
 // Consecutive parts of whole members go into one slot while it stays small: its text within a
 // chunk where the output must be held, else its compressed bytes within a quarter chunk.
-bool joins(const compress::part& a, const compress::part& b, std::uint64_t chunk_bytes, bool output) {
+bool joins(const compress::part& a, const compress::part& b, std::uint64_t chunk_bytes, bool output,
+           std::uint64_t gpu_run_bytes) {
   if (a.holds != compress::layout::members || b.holds != compress::layout::members) return false;
+  if (gpu_run_bytes != 0 && a.text_size && b.text_size)  // a GPU lane's run: it holds text and bytes
+    return *a.text_size + *b.text_size <= gpu_run_bytes && a.size + b.size <= gpu_run_bytes;
   if (!output) return a.size + b.size <= chunk_bytes / 4;
   const std::optional<std::uint64_t> ta = a.most_text(), tb = b.most_text();
   return ta && tb && *ta + *tb <= chunk_bytes && a.size + b.size <= chunk_bytes;
@@ -153,11 +157,14 @@ compressed_input::compressed_input(compress::format f, std::vector<std::uint8_t>
   compressed = compression_of(f);
 }
 
-std::optional<compress::part> compressed_input::next_part(std::uint64_t chunk_bytes, bool output) {
+std::optional<compress::part> compressed_input::next_part(std::uint64_t chunk_bytes, bool output,
+                                                          std::uint64_t gpu_run_bytes) {
   if (!std::exchange(started_, true)) ahead_ = splitter_.next();
   if (!ahead_) return std::nullopt;
   compress::part p = *ahead_;
-  for (ahead_ = splitter_.next(); ahead_ && joins(p, *ahead_, chunk_bytes, output); ahead_ = splitter_.next()) {
+  if (format_ != compress::format::zstd) gpu_run_bytes = 0;
+  for (ahead_ = splitter_.next(); ahead_ && joins(p, *ahead_, chunk_bytes, output, gpu_run_bytes);
+       ahead_ = splitter_.next()) {
     p.size += ahead_->size;
     const std::optional<std::uint64_t> most = p.most_text(), more = ahead_->most_text();
     p.text_size = p.text_size && ahead_->text_size ? std::optional(*p.text_size + *ahead_->text_size) : std::nullopt;
@@ -180,6 +187,11 @@ part_slot compressed_input::take(std::uint64_t k) { return slots_.take(k); }
 run_result part_worker::process(compressed_input& in, const piece_run& run, block_processor& processor,
                                 const run_context& ctx, std::uint64_t* histogram) {
   part_slot s = in.take(run.first);
+  return process(in, s, run, processor, ctx, histogram);
+}
+
+run_result part_worker::process(compressed_input& in, part_slot& s, const piece_run& run, block_processor& processor,
+                                const run_context& ctx, std::uint64_t* histogram) {
   if (s.text) return process_text(s, run, processor, ctx, histogram);
   const operation op = ctx.config.stream.operation;
   run_result r;
@@ -235,7 +247,9 @@ void read_parts(const run_context& ctx, job& j, compressed_input& in, std::uint6
                 const std::function<bool()>& help) {
   const bool output = output_width(ctx.config.stream.operation) != 0;
   const std::uint64_t chunk_bytes = ctx.plan.chunk_bytes;
-  while (const std::optional<compress::part> p = in.next_part(chunk_bytes, output)) {
+  // GPU lanes that decompress zstd frames take a run of them at once (engine/gpu_parts.hpp).
+  const std::uint64_t gpu_run_bytes = ctx.plan.gpu_only && gpu_decompresses(ctx.config) ? ctx.plan.gpu_run_bytes : 0;
+  while (const std::optional<compress::part> p = in.next_part(chunk_bytes, output, gpu_run_bytes)) {
     // Without output a worker holds any part in bounded memory; with it, only a part it decodes at once.
     if (output && !part_text::at_once(p->most_text(), chunk_bytes)) {
       if (!stream_part(ctx, j, in, *p, k, help)) return;

@@ -77,8 +77,10 @@ class compressed_input final : public job_input {
   // The compressed bytes, where they are in memory (empty for a file).
   [[nodiscard]] std::span<const std::uint8_t> memory() const noexcept { return memory_; }
   // The next part in file order, small ones grouped: up to a chunk of text (with output, where the
-  // text is known) or a quarter chunk of compressed bytes (without); none after the last.
-  std::optional<compress::part> next_part(std::uint64_t chunk_bytes, bool output);
+  // text is known) or a quarter chunk of compressed bytes (without), or, for GPU lanes that decompress
+  // zstd frames (gpu_run_bytes != 0), frames of known text up to gpu_run_bytes of text and of
+  // compressed bytes; none after the last.
+  std::optional<compress::part> next_part(std::uint64_t chunk_bytes, bool output, std::uint64_t gpu_run_bytes = 0);
   // Every part was read: a descriptor's offset is left at the input's end.
   void read_all() const;
 
@@ -103,6 +105,9 @@ class part_worker {
  public:
   run_result process(compressed_input& in, const piece_run& run, block_processor& processor, const run_context& ctx,
                      std::uint64_t* histogram);
+  // A slot already taken from `in` (a GPU lane's that did not decompress it on the device).
+  run_result process(compressed_input& in, part_slot& s, const piece_run& run, block_processor& processor,
+                     const run_context& ctx, std::uint64_t* histogram);
 
  private:
   run_result process_text(part_slot& s, const piece_run& run, block_processor& processor, const run_context& ctx,

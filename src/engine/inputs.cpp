@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "codec/boundary.hpp"
 #include "engine/compressed.hpp"
+#include "engine/gpu_parts.hpp"
 #include "engine/on_threads.hpp"
 #include "gutf8/error.hpp"
 
@@ -65,15 +67,25 @@ opened_input whole_from(std::span<const std::uint8_t> bytes, std::unique_ptr<job
   return o;
 }
 
-// A compressed input read as its text: in parts where the plan allows (engine/compressed.hpp),
-// else in order by one reader.
+// In parts where the plan allows; under the CUDA backend only a zstd file whose first frame a GPU
+// lane decompresses (engine/gpu_parts.hpp): any other is read in order, its text going to the lanes.
+bool in_parts(compress::format f, const compress::random_reader& read, std::uint64_t size, const run_plan& plan) {
+  if (!plan.compressed_parts) return false;
+  return !plan.gpu_only || (f == compress::format::zstd && gpu_takes_first_frame(read, size));
+}
+
+// A compressed input read as its text: in parts (engine/compressed.hpp), or in order by one reader.
 opened_input open_compressed(compress::format f, descriptor fd, std::uint64_t base, std::uint64_t size,
                              const run_plan& plan) {
   opened_input o;
   o.shape = job_shape::chunks;
   o.pieces = 0;
   o.holds_fd = true;
-  if (plan.compressed_parts)
+  const compress::random_reader file = [read = compress::pread_reader(fd.get()), base](std::span<std::uint8_t> b,
+                                                                                      std::uint64_t at) {
+    read(b, base + at);
+  };
+  if (in_parts(f, file, size, plan))
     o.in = std::make_unique<compressed_input>(f, std::move(fd), base, size);
   else
     o.in = std::make_unique<stream_input>(std::move(fd), true, base + size, f);
@@ -85,7 +97,12 @@ opened_input open_compressed(compress::format f, std::vector<std::uint8_t>&& own
   opened_input o;
   o.shape = job_shape::chunks;
   o.pieces = 0;
-  if (plan.compressed_parts)
+  const std::span<const std::uint8_t> held = owned.empty() ? bytes : std::span<const std::uint8_t>(owned);
+  const compress::random_reader memory = [held](std::span<std::uint8_t> b, std::uint64_t at) {
+    if (at > held.size() || b.size() > held.size() - at) throw error(errc::io_failure, "input ends at byte " + std::to_string(held.size()));
+    std::memcpy(b.data(), held.data() + at, b.size());
+  };
+  if (in_parts(f, memory, held.size(), plan))
     o.in = std::make_unique<compressed_input>(f, std::move(owned), bytes);
   else
     o.in = std::make_unique<stream_input>(std::move(owned), bytes, f);

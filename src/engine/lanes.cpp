@@ -5,6 +5,8 @@
 #include "cpu/cpu_block.hpp"
 #include "codec/gpu_backend.hpp"
 #include "engine/batches.hpp"
+#include "engine/compressed.hpp"
+#include "engine/gpu_parts.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal {
@@ -28,6 +30,7 @@ std::uint64_t gpu_lane::window_bytes() const noexcept {
 }
 
 gpu_lane::~gpu_lane() {
+  parts_.reset();  // before its processor goes to the cache
   if (config_.cache && keep_) lane_cache::give_back(*config_.cache, std::move(lane_));
 }
 
@@ -136,6 +139,15 @@ run_result gpu_lane::process_run(job& j, const piece_run& run) {
   const operation op = run_.config.stream.operation;
   const bool counts = run_.config.stream.histogram && op == operation::stats;
   block_processor& processor = *lane_.processor;
+  if (auto* parts = dynamic_cast<compressed_input*>(j.in.get())) {
+    if (!parts_) parts_ = std::make_unique<gpu_part_worker>();
+    const std::span<std::uint8_t> buffer(lane_.input.get(), lane_.shape.input_bytes);
+    run_result r = parts_->process(*parts, run, processor, buffer, config_.fill_threads, run_,
+                                   counts ? parts->histogram.for_worker(id()) : nullptr);
+    r.gpu = true;
+    bytes_ += r.outcome.result.consumed;
+    return r;
+  }
   if (auto* whole = dynamic_cast<whole_input*>(j.in.get())) {
     run_result r = process_whole(processor, whole->bytes(), run_.config);
     r.gpu = true;
@@ -169,7 +181,9 @@ run_result gpu_lane::process_run(job& j, const piece_run& run) {
 
 // The processor counts since it was built: this piece run's part.
 stream_timings gpu_lane::timings() const {
-  return lane_.processor ? counters_since(lane_.processor->timings(), timings_before_) : stream_timings{};
+  stream_timings t = lane_.processor ? counters_since(lane_.processor->timings(), timings_before_) : stream_timings{};
+  t.gpu_decompressed_bytes = parts_ ? parts_->decompressed_bytes() : 0;
+  return t;
 }
 
 void add_counters(stream_timings& sum, const stream_timings& t) {
@@ -178,6 +192,7 @@ void add_counters(stream_timings& sum, const stream_timings& t) {
   sum.d2h_seconds += t.d2h_seconds;
   sum.staging_seconds += t.staging_seconds;
   sum.gpu_bytes += t.gpu_bytes;
+  sum.gpu_decompressed_bytes += t.gpu_decompressed_bytes;
 }
 
 stream_timings counters_since(const stream_timings& now, const stream_timings& before) {
@@ -187,6 +202,7 @@ stream_timings counters_since(const stream_timings& now, const stream_timings& b
   t.d2h_seconds -= before.d2h_seconds;
   t.staging_seconds -= before.staging_seconds;
   t.gpu_bytes -= before.gpu_bytes;
+  t.gpu_decompressed_bytes -= before.gpu_decompressed_bytes;
   return t;
 }
 

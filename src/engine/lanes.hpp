@@ -19,6 +19,8 @@
 
 namespace gutf8::internal {
 
+class gpu_part_worker;
+
 // stream_timings' counters field by field, in one place so that a field added there is added to
 // both: a sum over lanes, and a kept processor's part since a snapshot (gpu_memory_fallback, a
 // flag, is neither).
@@ -88,6 +90,7 @@ class gpu_lane final : public worker {
   worker_traits traits_;
   gpu_lane_config config_;
   lane_resources lane_;
+  std::unique_ptr<gpu_part_worker> parts_;  // compressed files' parts (it uses lane_.processor)
   stream_timings timings_before_;  // the processor's, when this piece run took it
   bool built_ = false;
   bool keep_ = false;              // built, and nothing has thrown since

@@ -8,6 +8,7 @@
 #include "codec/block.hpp"
 #include "engine/batches.hpp"
 #include "engine/compressed.hpp"
+#include "engine/gpu_parts.hpp"
 #include "gutf8/engine.hpp"
 #include "gutf8/error.hpp"
 #include "gutf8/version.hpp"
@@ -65,9 +66,10 @@ run_plan plan_run(const run_config& config) {
   }
   p.read = config.read;
   p.decompress = config.decompress;
-  // UTF-32 input cannot be cut where parts end (its values sit at multiples of 4 of the whole text),
-  // and the GPU lanes take chunks of streams, not parts: those read compressed inputs in order.
-  p.compressed_parts = p.pieces && !p.gpu_only && op != operation::encode;
+  // UTF-32 input cannot be cut where parts end (its values sit at multiples of 4 of the whole text);
+  // GPU lanes take parts where they decompress zstd frames on the GPU (engine/gpu_parts.hpp), else
+  // chunks of compressed inputs read in order.
+  p.compressed_parts = p.pieces && op != operation::encode && (!p.gpu_only || internal::gpu_decompresses(config));
   p.output = internal::output_width(op) == 0 ? output_compression{} : config.compress_output;
   // A level the format does not have fails here, before any work, rather than on a worker.
   if (p.output.format != compression::none) (void)internal::output_packer(p.output).empty();
@@ -85,6 +87,7 @@ std::string run_plan::describe() const {
   text += ", files up to " + mib(whole_bytes) + " read whole, streams read " + mib(chunk_bytes) + " at a time";
   if (!pieces) text += " (each input through one stream: the options need every byte in order)";
   if (!decompress) text += "; compressed inputs read as bytes";
+  else if (gpu_only && compressed_parts) text += "; zstd files of small frames in parts, decompressed on the GPU";
   else text += compressed_parts ? "; compressed files in parts where they split" : "; compressed inputs in order";
   if (output.format != compression::none) text += "; outputs compressed as " + std::string(name(output.format));
   text += "; " + std::to_string(ahead) + " pieces in flight, " + std::to_string(open_inputs) + " inputs open at most; ";

@@ -6,13 +6,17 @@
 // truncated input fails alone.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zstd.h>
 
+#include <random>
 #include <thread>
 
 #include "check.hpp"
 #include "compress/compressor.hpp"
 #include "compress_support.hpp"
+#include "cpu/cpu_block.hpp"
 #include "engine/buffers.hpp"
+#include "engine/gpu_parts.hpp"
 #include "engine_support.hpp"
 
 namespace {
@@ -285,6 +289,157 @@ TEST(EngineRecycledOutputs, HandedBackBuffersServeTheNextRequests) {
     late = std::move(give_g);
   }
   late();  // after the recycler: frees (ASan: no leak, no use after free)
+}
+
+
+// One zstd frame as libzstd writes it with these flags.
+std::vector<std::uint8_t> zstd_frame(std::size_t text_bytes, bool content_size, bool checksum) {
+  const std::string text = test::compress::text(text_bytes, text_bytes + 1);
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum ? 1 : 0);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
+  std::vector<std::uint8_t> out(ZSTD_compressBound(text.size()));
+  ZSTD_inBuffer in{text.data(), text.size(), 0};
+  ZSTD_outBuffer to{out.data(), out.size(), 0};
+  if (content_size) ZSTD_CCtx_setPledgedSrcSize(c, text.size());
+  const std::size_t rc = ZSTD_compressStream2(c, &to, &in, ZSTD_e_end);
+  ZSTD_freeCCtx(c);
+  EXPECT_EQ(rc, 0u);
+  out.resize(to.pos);
+  return out;
+}
+
+// What a GPU lane takes of a zstd file (engine/gpu_parts.hpp): frames with their content size (and
+// their checksum flag, which the device verifies), of at most 4 MiB of text; skippable frames are
+// passed over; anything else leaves the run to the CPU decoder.
+TEST(EngineGpuParts, FramesALaneTakes) {
+  namespace in = gutf8::internal;
+  const std::vector<std::uint8_t> skip{0x5F, 0x2A, 0x4D, 0x18, 2, 0, 0, 0, 7, 7};
+  std::vector<std::uint8_t> file;
+  std::vector<std::size_t> sizes{1, 65537, (std::size_t{4} << 20), 0, 1000003};
+  std::vector<in::gpu_frame> want;
+  for (const std::size_t n : sizes) {
+    const bool checksum = n % 2 == 1;
+    const auto f = zstd_frame(n, true, checksum);
+    want.push_back({file.size(), f.size(), n, checksum});
+    file.insert(file.end(), f.begin(), f.end());
+    file.insert(file.end(), skip.begin(), skip.end());
+  }
+  std::vector<in::gpu_frame> got;
+  ASSERT_TRUE(in::gpu_frames(file, got));
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].offset, want[i].offset) << i;
+    EXPECT_EQ(got[i].bytes, want[i].bytes) << i;
+    EXPECT_EQ(got[i].text_bytes, want[i].text_bytes) << i;
+    EXPECT_EQ(got[i].checksum, want[i].checksum) << i;
+  }
+  const auto reader = [](const std::vector<std::uint8_t>& bytes) {
+    return [&bytes](std::span<std::uint8_t> b, std::uint64_t at) { std::copy_n(bytes.begin() + std::ptrdiff_t(at), b.size(), b.begin()); };
+  };
+  EXPECT_TRUE(in::gpu_takes_first_frame(reader(file), file.size()));
+  const std::pair<std::vector<std::uint8_t>, const char*> refused[] = {
+      {zstd_frame(4099, false, false), "no content size"},
+      {zstd_frame((std::size_t{4} << 20) + 1, true, false), "more than 4 MiB"},
+      {skip, "a skippable frame"},
+  };
+  for (const auto& [frame, why] : refused) {
+    std::vector<std::uint8_t> mixed = file;
+    mixed.insert(mixed.end(), frame.begin(), frame.end());
+    EXPECT_EQ(in::gpu_frames(mixed, got), frame == skip) << why;
+    EXPECT_EQ(in::gpu_takes_first_frame(reader(frame), frame.size()), false) << why;
+  }
+  std::vector<std::uint8_t> cut = file;
+  cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
+  EXPECT_FALSE(in::gpu_frames(cut, got));
+}
+
+// Under the CUDA backend, compressed files go in parts only where the GPU decompresses them.
+TEST(EngineGpuParts, PlanInParts) {
+  run_config c;
+  c.stream.backend.backend = backend::cuda;
+  EXPECT_EQ(plan_run(c).compressed_parts, gutf8::internal::gpu_zstd_built());
+  c.stream.operation = operation::repair;  // output: the text is needed on the host
+  EXPECT_FALSE(plan_run(c).compressed_parts);
+  c.stream.backend.backend = backend::cpu;
+  EXPECT_TRUE(plan_run(c).compressed_parts);
+}
+
+
+// A stand-in for the device's text: the host's bytes, processed by a CPU block processor.
+class host_text final : public gutf8::internal::gpu_zstd {
+ public:
+  host_text(std::string text, gutf8::internal::block_processor& cpu) : text_(std::move(text)), cpu_(cpu) {}
+  bool decompress(std::span<const std::uint8_t>, std::span<const gutf8::internal::gpu_frame>) override { return true; }
+  gutf8::internal::block_result process(std::size_t at, const gutf8::internal::block_request& rq) override {
+    EXPECT_LE(at + rq.size, text_.size());
+    gutf8::internal::block_request r = rq;
+    r.data = reinterpret_cast<const std::uint8_t*>(text_.data()) + at;
+    return cpu_.process(r);
+  }
+  void copy_text(std::size_t at, std::span<std::uint8_t> to) override {
+    ASSERT_LE(at + to.size(), text_.size());
+    copied_ += to.size();
+    std::copy_n(text_.begin() + std::ptrdiff_t(at), to.size(), to.begin());
+  }
+  [[nodiscard]] std::uint64_t decompressed_bytes() const noexcept override { return text_.size(); }
+  std::size_t copied_ = 0;
+
+ private:
+  std::string text_;
+  gutf8::internal::block_processor& cpu_;
+};
+
+// A GPU lane's part (its text on the device, only its edges and what precedes an error copied back)
+// gives what a CPU worker's whole part gives: outcome, line facts and edges, for parts that start
+// and end inside characters, with errors and newlines anywhere, and parts of continuations only.
+TEST(EngineGpuParts, DevicePartEqualsCpuPart) {
+  namespace in = gutf8::internal;
+  const auto cpu = in::make_cpu_processor(1);
+  std::mt19937_64 g(97);
+  const std::string pieces[] = {"a", "\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x80", "\xBF\xBF", "\xF0", "\xE2\x82", "\xFF"};
+  for (int round = 0; round < 1500; ++round) {
+    const std::size_t size = round < 64 ? std::size_t(round) : std::size_t(g() % (round % 50 == 0 ? 300000 : 200));
+    std::string text;
+    const bool clean = round % 3 == 0;
+    while (text.size() < size) text += pieces[g() % (clean ? 5 : std::size(pieces))];
+    text.resize(size);
+    for (const operation op : {operation::validate, operation::stats}) {
+      run_config c;
+      c.stream.operation = op;
+      const bool histogram = op == operation::stats && round % 16 == 0;  // 0x110000 counters: now and then
+      std::vector<std::uint64_t> want_hist(histogram ? 0x110000 : 0), got_hist(want_hist.size());
+      in::text_edges want_edges, got_edges;
+      const in::part_block b{reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), text.size(), true, true};
+      const in::piece_outcome want =
+          in::process_part_block(*cpu, c, b, nullptr, want_hist.empty() ? nullptr : want_hist.data(), want_edges);
+      host_text z(text, *cpu);
+      const in::piece_outcome got =
+          in::process_device_part(z, text.size(), c, got_hist.empty() ? nullptr : got_hist.data(), got_edges);
+      const std::string what = "round " + std::to_string(round) + ", " + std::to_string(size) + " bytes";
+      EXPECT_EQ(got.result.consumed, want.result.consumed) << what;
+      EXPECT_EQ(got.result.errors, want.result.errors) << what;
+      EXPECT_EQ(got.result.first_error, want.result.first_error) << what;
+      EXPECT_EQ(got.result.first_kind, want.result.first_kind) << what;
+      EXPECT_EQ(got.result.lines, want.result.lines) << what;
+      EXPECT_EQ(got.result.by_length, want.result.by_length) << what;
+      EXPECT_EQ(got.lines.last, want.lines.last) << what;
+      EXPECT_EQ(got.lines.before_error, want.lines.before_error) << what;
+      EXPECT_EQ(got.lines.last_before_error, want.lines.last_before_error) << what;
+      EXPECT_EQ(got.counted_lines, want.counted_lines) << what;
+      EXPECT_EQ(got_edges.head, want_edges.head) << what;
+      EXPECT_EQ(got_edges.head_size, want_edges.head_size) << what;
+      EXPECT_EQ(got_edges.lead, want_edges.lead) << what;
+      EXPECT_EQ(got_edges.tail, want_edges.tail) << what;
+      EXPECT_EQ(got_edges.tail_size, want_edges.tail_size) << what;
+      EXPECT_EQ(got_edges.no_start, want_edges.no_start) << what;
+      EXPECT_TRUE(got_hist == want_hist) << what;
+      if (want.result.errors == 0 && size > 200000) {
+        EXPECT_LT(z.copied_, size / 2) << what << ": the text came back";
+      }
+      if (HasFailure()) return;
+    }
+  }
 }
 
 }  // namespace

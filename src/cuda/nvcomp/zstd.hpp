@@ -3,7 +3,7 @@
 // a caller hands over only frames whose structure the CPU has checked (compress::zstd_frame_extent:
 // the header parses, the blocks end inside the frame, the content size is known), and sends every
 // frame whose verdict is not `ok` back to the CPU. nvCOMP does not verify the frame's XXH64 content
-// checksum: a caller that needs it checks it apart.
+// checksum: verify_checksums does, on the texts it wrote.
 //
 // CUB's shape: call with d_temp == nullptr to learn temp_bytes (nothing is launched), then again
 // with at least that many bytes (256-byte aligned, as cudaMalloc's are); the results land in device
@@ -31,6 +31,7 @@ enum class frame_verdict : std::uint32_t {
   ok = 0,
   failed = 1,         // nvCOMP's status for the frame is not success
   size_mismatch = 2,  // decompressed to a size other than its header's content size
+  checksum_mismatch = 3,  // its text's XXH64 is not the content checksum the frame stores
 };
 
 // What the device decided for one frame (device memory, one per frame).
@@ -49,6 +50,20 @@ void decompress_zstd(void* d_temp, std::size_t& temp_bytes, std::span<const zstd
 // Folds nvCOMP's per-frame statuses and sizes into results (a kernel; verdicts.cu).
 void fold_verdicts(const std::int32_t* d_statuses, const std::size_t* d_written, const std::size_t* d_expected,
                    std::size_t n, frame_result* d_results, cudaStream_t stream);
+
+// A frame whose content checksum is to be verified: its text in a batch's output, the low 4 bytes
+// of XXH64 that the frame stores, and its index among the batch's frame_results.
+struct checksum_frame {
+  std::size_t text_offset = 0;
+  std::size_t text_bytes = 0;
+  std::uint32_t expected = 0;
+  std::uint32_t frame = 0;
+};
+
+// After decompress_zstd on the same stream: hashes each listed frame's text in d_text and turns the
+// verdict of an ok frame whose checksum differs into checksum_mismatch (d_frames: device memory).
+void verify_checksums(const std::byte* d_text, const checksum_frame* d_frames, std::size_t n,
+                      frame_result* d_results, cudaStream_t stream);
 
 // The indices of the frames whose verdict is not ok (host copies of the results).
 std::vector<std::size_t> failed_frames(std::span<const frame_result> results);
