@@ -3,6 +3,11 @@
 //
 //   bench_nvcomp_zstd --input FILE [--size BYTES] [--frames 65536,1048576] [--level 3] [--runs 7]
 //                     [--threads N] [--commit C] [--out TABLE.md]
+//   bench_nvcomp_zstd --input FILE --write OUT.zst [--size BYTES] [--frames BYTES] [--level 3]
+//                     [--checksum 0|1] [--shards N]
+// The second form writes the text as zstd frames of --frames bytes of text (0: one frame a shard)
+// to OUT.zst, or to N shards OUT-000.zst ... (the frames split evenly between them): inputs for the
+// engine's benchmark on a host without the zstd tool.
 // The text (the first --size bytes of FILE) is cut into frames of each size, compressed by libzstd
 // with checksums, checked by the CPU's structure check as a GPU lane would, then decompressed into
 // one device buffer; every run's output is compared with the text. Prints a markdown table (GB/s of
@@ -33,7 +38,9 @@ namespace nv = gutf8::cuda::nvcomp;
 using bytes = std::vector<std::uint8_t>;
 
 struct options {
-  std::string input, out, commit = "unknown";
+  std::string input, out, commit = "unknown", write;
+  bool checksum = true;
+  std::size_t shards = 1;
   std::size_t size = std::size_t{512} << 20;
   std::vector<std::size_t> frames{65536, 1u << 20};
   int level = 3, runs = 7;
@@ -47,6 +54,9 @@ options parse(int argc, char** argv) {
     if (k == "--input") o.input = v;
     else if (k == "--out") o.out = v;
     else if (k == "--commit") o.commit = v;
+    else if (k == "--write") o.write = v;
+    else if (k == "--checksum") o.checksum = v != "0";
+    else if (k == "--shards") o.shards = std::max<std::size_t>(1, std::stoull(v));
     else if (k == "--size") o.size = std::stoull(v);
     else if (k == "--level") o.level = std::stoi(v);
     else if (k == "--runs") o.runs = std::max(1, std::stoi(v));
@@ -95,7 +105,7 @@ framed compress(const bytes& text, std::size_t frame, const options& o) {
   parallel_for(f.frames.size(), o.threads, [&](std::size_t i) {
     ZSTD_CCtx* c = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, o.level);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, o.checksum ? 1 : 0);
     bytes out(ZSTD_compressBound(f.text_size[i]));
     const std::size_t rc = ZSTD_compress2(c, out.data(), out.size(), text.data() + f.text_at[i], f.text_size[i]);
     ZSTD_freeCCtx(c);
@@ -188,7 +198,7 @@ std::string table(const options& o, const bytes& text, const std::vector<row>& r
   gutf8::cuda::check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
   std::ostringstream t;
   t << "nvCOMP zstd decompression on " << p.name << ", commit " << o.commit << ", input " << o.input << " ("
-    << text.size() << " bytes), zstd -" << o.level << " with checksums, median of " << o.runs << " runs\n\n"
+    << text.size() << " bytes), zstd -" << o.level << (o.checksum ? " with" : " without") << " checksums, median of " << o.runs << " runs\n\n"
     << "| frame | frames | ratio | nvCOMP GB/s of text | libzstd " << o.threads
     << " threads GB/s | nvCOMP / libzstd | nvCOMP temp MiB |\n|---|---|---|---|---|---|---|\n";
   for (const row& r : rows) {
@@ -201,11 +211,32 @@ std::string table(const options& o, const bytes& text, const std::vector<row>& r
   return t.str();
 }
 
+// The --write form: the frames into one file or into shards of consecutive frames.
+void write_frames(const bytes& text, options o) {
+  std::size_t frame = o.frames.empty() ? 0 : o.frames.front();
+  if (frame == 0) frame = (text.size() + o.shards - 1) / o.shards;
+  const framed f = compress(text, frame, o);
+  for (std::size_t s = 0; s < o.shards; ++s) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "-%03zu.zst", s);
+    const std::string name =
+        o.shards == 1 ? o.write : o.write.substr(0, o.write.rfind(".zst")) + suffix;
+    std::ofstream out(name, std::ios::binary);
+    for (std::size_t i = s * f.frames.size() / o.shards; i < (s + 1) * f.frames.size() / o.shards; ++i)
+      out.write(reinterpret_cast<const char*>(f.frames[i].data()), std::streamsize(f.frames[i].size()));
+    if (!out) throw std::runtime_error("cannot write " + name);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   const options o = parse(argc, argv);
   const bytes text = read_text(o);
+  if (!o.write.empty()) {
+    write_frames(text, o);
+    return 0;
+  }
   std::vector<row> rows;
   for (std::size_t frame : o.frames) {
     const framed f = compress(text, frame, o);

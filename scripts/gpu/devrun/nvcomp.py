@@ -1,18 +1,23 @@
-"""nvCOMP parts (bundles staged from a GUTF8_NVCOMP build: tests/gutf8_nvcomp_tests, bench/bench_nvcomp_zstd,
+"""nvCOMP parts (bundles staged from a GUTF8_NVCOMP build: gutf8, tests/gutf8_nvcomp_tests, bench/bench_nvcomp_zstd,
 libnvcomp.so.6 in the bundle's lib/): the zstd lane's tests, memcheck over them, the probe of a frame the
-CPU's structure check would keep from the GPU, and the batched decompression rate."""
+CPU's structure check would keep from the GPU, the batched decompression rate, and the engine's GPU
+lanes decompressing zstd files with nvCOMP (tests, then gutf8 validate --backend=cpu against cuda)."""
 from __future__ import annotations
 
+import os
 import re
+import time
+from pathlib import Path
 
 from .bench import commit_of
-from .core import Context, Outcome, group, part, tail
-from .files import text_file
+from .core import Context, Outcome, group, markdown_table, median, part, tail
+from .files import read_through, text_file, work
 from .tests import gtest, sanitize_one
 
 PROGRAM = "tests/gutf8_nvcomp_tests"
-CHECKED = "*-NvcompZstdUnchecked.*"  # the frames a GPU lane would take, and the host side
+CHECKED = "NvcompZstd*-NvcompZstdUnchecked.*"  # the frames a GPU lane would take, and the host side
 PROBE = "NvcompZstdUnchecked.*"  # undefined behaviour in nvCOMP's terms: run apart, never in the filters above
+ENGINE = "NvcompEngine.*"  # the engine's GPU lanes on zstd files, against the CPU backend
 
 
 @part("nvcomp_tests", cap=150, needs=(PROGRAM,), help="gutf8_nvcomp_tests: nvCOMP's zstd lane against libzstd's frames")
@@ -50,4 +55,80 @@ def nvcomp_bench(ctx: Context) -> Outcome:
                    details="```\n" + (table.read_text() if table.exists() else tail(step.log)) + "```\n")
 
 
-group("nvcomp", ["nvcomp_tests", "nvcomp_memcheck", "nvcomp_probe", "nvcomp_bench"])
+
+def zstd_inputs(ctx: Context, text: Path, size: int) -> dict:
+    """The benchmark's inputs, written once by the bundle's bench_nvcomp_zstd (the host has no zstd tool):
+    name -> files. zstd -3 frames of 1 MiB without checksums (what the GPU lanes take) in one file and in
+    64 shards; 64 shards of one frame each and 1 MiB frames with checksums (both stay on the CPU decoder)."""
+    folder = work(ctx) / f"nvcomp-engine-{size}"
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds = {"framed 1 MiB": ("framed.zst", 1 << 20, 0, 1), "64 shards of 1 MiB frames": ("shards.zst", 1 << 20, 0, 64),
+             "64 shards, one frame each": ("single.zst", 0, 0, 64), "framed 1 MiB, checksums": ("checked.zst", 1 << 20, 1, 1)}
+    inputs = {}
+    for name, (file, frame, checksum, shards) in kinds.items():
+        out = folder / file
+        files = [out] if shards == 1 else [folder / f"{out.stem}-{k:03d}.zst" for k in range(shards)]
+        if not all(f.exists() for f in files):
+            step = ctx.run(f"nvcomp_write_{out.stem}", [ctx.path("bench/bench_nvcomp_zstd"), "--input", text, "--size", size,
+                                                        "--write", out, "--frames", frame, "--level", 3,
+                                                        "--checksum", checksum, "--shards", shards], 120)
+            if not step.ok:
+                continue
+        for f in files:
+            read_through(f)
+        inputs[name] = files
+    return inputs
+
+
+def rate(size: int, seconds: float | None) -> str:
+    return f"{size / seconds / 1e9:.2f}" if seconds else "failed"
+
+
+def validate_seconds(ctx: Context, name: str, files: list, backend: str, runs: int) -> tuple[float | None, str]:
+    """gutf8 validate --backend=B over the files: the median wall clock of runs after a warm-up, and
+    the --verbose line of the last run (what the GPU decompressed)."""
+    seconds, verbose = [], ""
+    for k in range(runs + 1):
+        t0 = time.monotonic()
+        step = ctx.run(f"{name}_{backend}_{k}", [ctx.path("gutf8"), "validate", f"--backend={backend}", "--verbose",
+                                                 *files], 60)
+        if step.rc not in (0, 1):
+            return None, tail(step.log, 3)
+        if k > 0:
+            seconds.append(time.monotonic() - t0)
+        verbose = step.text()
+    found = re.search(r"read and process .*", verbose)
+    return median(seconds), found.group(0) if found else ""
+
+
+@part("nvcomp_engine", cap=240, needs=("gutf8", PROGRAM, "bench/bench_nvcomp_zstd"),
+      help="the engine's GPU lanes on zstd files (nvCOMP): NvcompEngine tests, then gutf8 validate cpu vs cuda")
+def nvcomp_engine(ctx: Context) -> Outcome:
+    tests = gtest(ctx, "nvcomp_engine_tests", PROGRAM, 100, args=[f"--gtest_filter={ENGINE}"])
+    size = int(ctx.options.get("nvcomp_size", 1 << 30))
+    text = text_file(ctx, "mixed", size)
+    rows, ratios = [], []
+    for name, files in zstd_inputs(ctx, text, size).items():
+        if ctx.limit(240) < 30:
+            rows.append([name, "budget", "", "", "", ""])
+            continue
+        cpu, _ = validate_seconds(ctx, "nvcomp_cpu", files, "cpu", 3)
+        cuda, said = validate_seconds(ctx, "nvcomp_cuda", files, "cuda", 3)
+        ratio = cpu / cuda if cpu and cuda else None
+        if ratio and name in ("framed 1 MiB", "64 shards of 1 MiB frames"):  # the inputs the GPU lanes take
+            ratios.append(ratio)
+        compressed = sum(os.path.getsize(f) for f in files)
+        rows.append([name, f"{size / compressed:.2f}", rate(size, cpu), rate(size, cuda), f"{ratio:.2f}x" if ratio else "-",
+                     said.split("; ")[2] if said.count("; ") >= 2 else said])
+    table = (f"gutf8 validate of {size} bytes of mixed text as zstd -3, from the page cache, median of 3 after a warm-up; "
+             f"machine {os.uname().nodename} ({os.cpu_count()} CPUs), commit {commit_of(ctx)}\n\n"
+             + markdown_table(["input", "ratio", "cpu GB/s of text", "cuda GB/s of text", "cuda / cpu", "cuda --verbose"],
+                              rows))
+    (ctx.out / "nvcomp_engine.md").write_text(table)
+    print(table, flush=True)
+    status = "pass" if tests.status == "pass" and len(ratios) == 2 else "fail"
+    return Outcome("nvcomp_engine", status, f"tests {tests.summary}; cuda/cpu {', '.join(f'{r:.2f}x' for r in ratios)}"
+                   " (target 3x)", details="```\n" + table + "```\n")
+
+
+group("nvcomp", ["nvcomp_tests", "nvcomp_memcheck", "nvcomp_probe", "nvcomp_bench", "nvcomp_engine"])
