@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "compress/magic.hpp"
@@ -63,6 +64,14 @@ random_reader pread_reader(int fd) {
       if (n == 0) throw error(errc::io_failure, "file ends at byte " + std::to_string(at + done) + " (it shrank)");
       done += static_cast<std::size_t>(n);
     }
+  };
+}
+
+random_reader memory_reader(std::span<const std::uint8_t> bytes) {
+  return [bytes](std::span<std::uint8_t> buffer, std::uint64_t at) {
+    if (at > bytes.size() || buffer.size() > bytes.size() - at)
+      throw error(errc::io_failure, "input ends at byte " + std::to_string(bytes.size()));
+    std::memcpy(buffer.data(), bytes.data() + at, buffer.size());
   };
 }
 

@@ -44,6 +44,8 @@ using random_reader = std::function<void(std::span<std::uint8_t> buffer, std::ui
 
 // A random_reader over a file descriptor (pread; a file that ends early is an io_failure).
 [[nodiscard]] random_reader pread_reader(int fd);
+// A random_reader over bytes in memory (kept by the caller; reading past them is an io_failure).
+[[nodiscard]] random_reader memory_reader(std::span<const std::uint8_t> bytes);
 
 // The io_failure of a corrupt stream: "corrupt F data at compressed byte AT: WHY".
 [[noreturn]] void throw_corrupt(format f, std::uint64_t at, std::string_view why);

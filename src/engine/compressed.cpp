@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "codec/boundary.hpp"
@@ -29,14 +28,6 @@ compression sniff_compression(std::span<const std::byte> first_bytes) noexcept {
 
 namespace internal {
 namespace {
-
-compress::random_reader memory_reader(std::span<const std::uint8_t> bytes) {
-  return [bytes](std::span<std::uint8_t> buffer, std::uint64_t at) {
-    if (at > bytes.size() || buffer.size() > bytes.size() - at)
-      throw error(errc::io_failure, "input ends at byte " + std::to_string(bytes.size()));
-    std::memcpy(buffer.data(), bytes.data() + at, buffer.size());
-  };
-}
 
 compress::random_reader file_reader(int fd, std::uint64_t base) {
   return [read = compress::pread_reader(fd), base](std::span<std::uint8_t> buffer, std::uint64_t at) {
@@ -152,7 +143,7 @@ compressed_input::compressed_input(compress::format f, descriptor fd, std::uint6
 compressed_input::compressed_input(compress::format f, std::vector<std::uint8_t>&& owned,
                                    std::span<const std::uint8_t> bytes)
     : format_(f), size_(owned.empty() ? bytes.size() : owned.size()), owned_(std::move(owned)),
-      memory_(owned_.empty() ? bytes : std::span<const std::uint8_t>(owned_)), read_(memory_reader(memory_)),
+      memory_(owned_.empty() ? bytes : std::span<const std::uint8_t>(owned_)), read_(compress::memory_reader(memory_)),
       splitter_(f, read_, size_, 1) {
   compressed = compression_of(f);
 }

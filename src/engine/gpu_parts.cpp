@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "codec/lines.hpp"
 #include "engine/on_threads.hpp"
@@ -13,14 +12,6 @@ namespace {
 
 // nvCOMP decodes a frame on one thread block: frames larger than this would leave the GPU idle.
 constexpr std::uint64_t most_frame_text = std::uint64_t{4} << 20;
-
-compress::random_reader memory_reader(std::span<const std::uint8_t> bytes) {
-  return [bytes](std::span<std::uint8_t> buffer, std::uint64_t at) {
-    if (at > bytes.size() || buffer.size() > bytes.size() - at)
-      throw error(errc::io_failure, "input ends at byte " + std::to_string(bytes.size()));
-    std::memcpy(buffer.data(), bytes.data() + at, buffer.size());
-  };
-}
 
 // The slot's compressed bytes: in place (memory), or read into buffer on a few threads (a file).
 std::span<const std::uint8_t> slot_bytes(const compressed_input& in, const compress::part& p,
@@ -109,7 +100,7 @@ bool gpu_decompresses(const run_config& config) noexcept {
 
 bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& frames) {
   frames.clear();
-  const compress::random_reader read = memory_reader(bytes);
+  const compress::random_reader read = compress::memory_reader(bytes);
   for (std::uint64_t at = 0; at < bytes.size();) {
     const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, at, bytes.size());
     if (!e || (!e->skippable && (!e->text_size || *e->text_size > most_frame_text))) return false;
@@ -122,9 +113,15 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
 }
 
 bool gpu_takes_first_frame(const compress::random_reader& read, std::uint64_t file_size) {
-  if (file_size == 0) return false;
-  const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, 0, file_size);
-  return e && !e->skippable && e->text_size && *e->text_size <= most_frame_text;
+  constexpr int most_skipped = 16;  // skippable frames first (pzstd writes one): passed over
+  std::uint64_t at = 0;
+  for (int k = 0; k < most_skipped && at < file_size; ++k) {
+    const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, at, file_size);
+    if (!e) return false;
+    if (!e->skippable) return e->text_size && *e->text_size <= most_frame_text;
+    at += e->size;
+  }
+  return false;
 }
 
 run_result gpu_part_worker::process(compressed_input& in, const piece_run& run, block_processor& gpu,

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "codec/boundary.hpp"
@@ -98,11 +97,7 @@ opened_input open_compressed(compress::format f, std::vector<std::uint8_t>&& own
   o.shape = job_shape::chunks;
   o.pieces = 0;
   const std::span<const std::uint8_t> held = owned.empty() ? bytes : std::span<const std::uint8_t>(owned);
-  const compress::random_reader memory = [held](std::span<std::uint8_t> b, std::uint64_t at) {
-    if (at > held.size() || b.size() > held.size() - at) throw error(errc::io_failure, "input ends at byte " + std::to_string(held.size()));
-    std::memcpy(b.data(), held.data() + at, b.size());
-  };
-  if (in_parts(f, memory, held.size(), plan))
+  if (in_parts(f, compress::memory_reader(held), held.size(), plan))
     o.in = std::make_unique<compressed_input>(f, std::move(owned), bytes);
   else
     o.in = std::make_unique<stream_input>(std::move(owned), bytes, f);

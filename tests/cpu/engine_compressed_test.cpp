@@ -343,12 +343,19 @@ TEST(EngineGpuParts, FramesALaneTakes) {
       {zstd_frame((std::size_t{4} << 20) + 1, true, false), "more than 4 MiB"},
       {skip, "a skippable frame"},
   };
+  const auto joined = [](std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+    std::vector<std::uint8_t> v(a.size() + b.size());
+    std::copy(b.begin(), b.end(), std::copy(a.begin(), a.end(), v.begin()));
+    return v;
+  };
   for (const auto& [frame, why] : refused) {
-    std::vector<std::uint8_t> mixed = file;
-    mixed.insert(mixed.end(), frame.begin(), frame.end());
-    EXPECT_EQ(in::gpu_frames(mixed, got), frame == skip) << why;
+    EXPECT_EQ(in::gpu_frames(joined(file, frame), got), frame == skip) << why;
     EXPECT_EQ(in::gpu_takes_first_frame(reader(frame), frame.size()), false) << why;
+    const std::vector<std::uint8_t> after_skip = joined(skip, frame);  // what follows skippable frames decides
+    EXPECT_EQ(in::gpu_takes_first_frame(reader(after_skip), after_skip.size()), false) << why;
   }
+  const std::vector<std::uint8_t> skip_first = joined(skip, file);
+  EXPECT_TRUE(in::gpu_takes_first_frame(reader(skip_first), skip_first.size()));
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
   EXPECT_FALSE(in::gpu_frames(cut, got));

@@ -15,7 +15,7 @@ from .files import read_through, text_file, work
 from .tests import gtest, sanitize_one
 
 PROGRAM = "tests/gutf8_nvcomp_tests"
-CHECKED = "NvcompZstd*-NvcompZstdUnchecked.*"  # the frames a GPU lane would take, and the host side
+CHECKED = "NvcompZstd*:NvcompXxh64*-NvcompZstdUnchecked.*"  # the frames a GPU lane would take, and the host side
 PROBE = "NvcompZstdUnchecked.*"  # undefined behaviour in nvCOMP's terms: run apart, never in the filters above
 ENGINE = "NvcompEngine.*"  # the engine's GPU lanes on zstd files, against the CPU backend
 
@@ -104,7 +104,7 @@ def validate_seconds(ctx: Context, name: str, files: list, backend: str, runs: i
 @part("nvcomp_engine", cap=240, needs=("gutf8", PROGRAM, "bench/bench_nvcomp_zstd"),
       help="the engine's GPU lanes on zstd files (nvCOMP): NvcompEngine tests, then gutf8 validate cpu vs cuda")
 def nvcomp_engine(ctx: Context) -> Outcome:
-    tests = gtest(ctx, "nvcomp_engine_tests", PROGRAM, 100, args=[f"--gtest_filter={ENGINE}"])
+    tests = gtest(ctx, "nvcomp_engine_tests", PROGRAM, 120, args=[f"--gtest_filter={ENGINE}"])
     size = int(ctx.options.get("nvcomp_size", 1 << 30))
     text = text_file(ctx, "mixed", size)
     rows, ratios = [], []
