@@ -58,8 +58,9 @@ def nvcomp_bench(ctx: Context) -> Outcome:
 
 def zstd_inputs(ctx: Context, text: Path, size: int) -> dict:
     """The benchmark's inputs, written once by the bundle's bench_nvcomp_zstd (the host has no zstd tool):
-    name -> files. zstd -3 frames of 1 MiB without checksums (what the GPU lanes take) in one file and in
-    64 shards; 64 shards of one frame each and 1 MiB frames with checksums (both stay on the CPU decoder)."""
+    name -> files. zstd -3 frames of 1 MiB without checksums in one file and in 64 shards, and with checksums
+    (verified on the GPU) in one file: what the GPU lanes take; 64 shards of one frame each (frames of more
+    than 4 MiB: read in order by the CPU's decoder, as before)."""
     folder = work(ctx) / f"nvcomp-engine-{size}"
     folder.mkdir(parents=True, exist_ok=True)
     kinds = {"framed 1 MiB": ("framed.zst", 1 << 20, 0, 1), "64 shards of 1 MiB frames": ("shards.zst", 1 << 20, 0, 64),
@@ -84,21 +85,22 @@ def rate(size: int, seconds: float | None) -> str:
     return f"{size / seconds / 1e9:.2f}" if seconds else "failed"
 
 
-def validate_seconds(ctx: Context, name: str, files: list, backend: str, runs: int) -> tuple[float | None, str]:
-    """gutf8 validate --backend=B over the files: the median wall clock of runs after a warm-up, and
-    the --verbose line of the last run (what the GPU decompressed)."""
-    seconds, verbose = [], ""
+def validate_seconds(ctx: Context, name: str, files: list, backend: str, runs: int) -> tuple[float | None, str, int]:
+    """gutf8 validate --backend=B over the files: the median wall clock of runs after a warm-up, the
+    --verbose line of the last run (what the GPU decompressed) and its exit status."""
+    seconds, verbose, rc = [], "", -1
     for k in range(runs + 1):
         t0 = time.monotonic()
         step = ctx.run(f"{name}_{backend}_{k}", [ctx.path("gutf8"), "validate", f"--backend={backend}", "--verbose",
                                                  *files], 60)
-        if step.rc not in (0, 1):
-            return None, tail(step.log, 3)
+        rc = step.rc
+        if rc not in (0, 1):
+            return None, tail(step.log, 3), rc
         if k > 0:
             seconds.append(time.monotonic() - t0)
         verbose = step.text()
     found = re.search(r"read and process .*", verbose)
-    return median(seconds), found.group(0) if found else ""
+    return median(seconds), found.group(0) if found else "", rc
 
 
 @part("nvcomp_engine", cap=240, needs=("gutf8", PROGRAM, "bench/bench_nvcomp_zstd"),
@@ -110,19 +112,20 @@ def nvcomp_engine(ctx: Context) -> Outcome:
     rows, ratios = [], []
     for name, files in zstd_inputs(ctx, text, size).items():
         if ctx.limit(240) < 30:
-            rows.append([name, "budget", "", "", "", ""])
+            rows.append([name, "budget", "", "", "", "", ""])
             continue
-        cpu, _ = validate_seconds(ctx, "nvcomp_cpu", files, "cpu", 3)
-        cuda, said = validate_seconds(ctx, "nvcomp_cuda", files, "cuda", 3)
-        ratio = cpu / cuda if cpu and cuda else None
-        if ratio and name in ("framed 1 MiB", "64 shards of 1 MiB frames"):  # the inputs the GPU lanes take
+        cpu, _, cpu_rc = validate_seconds(ctx, "nvcomp_cpu", files, "cpu", 3)
+        cuda, said, cuda_rc = validate_seconds(ctx, "nvcomp_cuda", files, "cuda", 3)
+        ratio = cpu / cuda if cpu and cuda and cpu_rc == cuda_rc else None  # the same verdict, or no figure
+        if ratio and name in ("framed 1 MiB", "64 shards of 1 MiB frames"):  # the issue's inputs
             ratios.append(ratio)
         compressed = sum(os.path.getsize(f) for f in files)
         rows.append([name, f"{size / compressed:.2f}", rate(size, cpu), rate(size, cuda), f"{ratio:.2f}x" if ratio else "-",
-                     said.split("; ")[2] if said.count("; ") >= 2 else said])
+                     f"{cpu_rc}/{cuda_rc}", said.split("; ")[2] if said.count("; ") >= 2 else said])
     table = (f"gutf8 validate of {size} bytes of mixed text as zstd -3, from the page cache, median of 3 after a warm-up; "
              f"machine {os.uname().nodename} ({os.cpu_count()} CPUs), commit {commit_of(ctx)}\n\n"
-             + markdown_table(["input", "ratio", "cpu GB/s of text", "cuda GB/s of text", "cuda / cpu", "cuda --verbose"],
+             + markdown_table(["input", "ratio", "cpu GB/s of text", "cuda GB/s of text", "cuda / cpu", "exit cpu/cuda",
+                               "cuda --verbose"],
                               rows))
     (ctx.out / "nvcomp_engine.md").write_text(table)
     print(table, flush=True)
