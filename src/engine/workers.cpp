@@ -1,5 +1,6 @@
 #include "engine/workers.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "cpu/cpu_block.hpp"
@@ -325,11 +326,20 @@ run_result cpu_worker::process(job& j, const piece_run& run) {
 
 // A valid piece's repair is its own bytes: validated, then handed to the commit where they lie
 // (memory, the map), with no copy through an output buffer; a piece with errors is repaired.
+// A try that finds errors costs a validate, and errors come in stretches: after one, the next
+// 1, 2, 4 ... 64 pieces of this worker are repaired without a try.
 std::optional<run_result> cpu_worker::valid_in_place(const random_input& in, const piece_run& run,
                                                      const std::uint8_t* window) {
+  if (untried_ != 0) {
+    --untried_;
+    return std::nullopt;
+  }
   piece_outcome o = process_pieces(*processor_, operation::validate, error_policy::replace, in.plan(), run, window,
                                    nullptr);
-  if (o.result.errors != 0) return std::nullopt;
+  const bool valid = o.result.errors == 0;
+  backoff_ = valid ? 0 : std::clamp<std::uint32_t>(2 * backoff_, 1, 64);
+  untried_ = backoff_;
+  if (!valid) return std::nullopt;
   o.result.written = o.result.consumed;
   const std::uint8_t* bytes = window + (o.begin - run.window_begin(in.plan()));
   bytes_ += o.result.consumed;

@@ -100,6 +100,7 @@ class cpu_worker final : public worker {
   std::unique_ptr<output_pool> piece_outputs_, chunk_outputs_;
   std::unique_ptr<part_worker> parts_;  // compressed files' parts
   std::vector<std::uint8_t> scratch_;
+  std::uint32_t backoff_ = 0, untried_ = 0;  // repair pieces not tried in place (valid_in_place)
   std::uint64_t bytes_ = 0;
 };
 
