@@ -1,0 +1,52 @@
+// Tuning of the onesweep sort of 32-bit key / 32-bit value pairs, apart from the algorithm
+// (radix_sort_onesweep.cuh): the candidates bench_prim --sweep times against CUB, and which of
+// them the default sort runs at each size (bench/results/prim_tuning.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tuning.cuh"
+#include "type_list.cuh"
+
+namespace gutf8::prim::detail {
+
+// onesweep_shape (8-bit digits, Threads x Items keys a tile, MinBlocks caps registers) plus:
+// ValuesEarly: a tile loads its values before its look-back (their latency hides behind it, at
+// the cost of registers held across it), else after; HistThreads: block size of the one-read
+// histogram of every digit.
+template <int Threads, int Items, int MinBlocks, bool ValuesEarly = true, int HistThreads = 256>
+struct onesweep_pairs_shape : onesweep_shape<std::uint32_t, Threads, Items, MinBlocks> {
+  static constexpr bool values_early = ValuesEarly;
+  static constexpr int hist_threads = HistThreads;
+  static std::string name() {
+    // appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "literal" + std::string
+    std::string s = "t";
+    for (const auto& piece : {std::to_string(Threads), std::string("i"), std::to_string(Items), std::string("b"),
+                              std::to_string(MinBlocks), std::string(ValuesEarly ? "_early" : "_late")})
+      s += piece;
+    if (HistThreads != 256) {
+      s += "_h";
+      s += std::to_string(HistThreads);
+    }
+    return s;
+  }
+};
+
+using sort_pairs_candidates_u32 = type_list<
+    onesweep_pairs_shape<512, 16, 2>, onesweep_pairs_shape<512, 16, 2, false>, onesweep_pairs_shape<512, 12, 2>,
+    onesweep_pairs_shape<512, 12, 2, false>, onesweep_pairs_shape<384, 16, 2>, onesweep_pairs_shape<384, 16, 2, false>,
+    onesweep_pairs_shape<384, 20, 2>, onesweep_pairs_shape<384, 24, 2, false>, onesweep_pairs_shape<256, 16, 4>,
+    onesweep_pairs_shape<256, 16, 4, false>, onesweep_pairs_shape<256, 24, 3, false>,
+    onesweep_pairs_shape<512, 16, 2, true, 512>, onesweep_pairs_shape<512, 16, 2, false, 1024>>;
+
+// The default sort of u32 pairs: the first band whose max_n >= n (the last covers every n).
+template <std::size_t MaxN, class Shape>
+struct sort_band {
+  static constexpr std::size_t max_n = MaxN;
+  using shape = Shape;
+};
+using sort_pairs_default_bands_u32 = type_list<sort_band<~std::size_t{0}, onesweep_pairs_shape<512, 16, 2>>>;
+
+}  // namespace gutf8::prim::detail
