@@ -789,7 +789,7 @@ void time_interleaved(std::vector<sweep_entry>& es, int runs, cudaStream_t s) {
 std::vector<std::size_t> sweep_sizes() {
   std::vector<std::size_t> v;
   for (int k = 20; k <= 28; ++k) v.push_back(std::size_t{1} << k);
-  for (int k : {20, 22, 24, 26}) v.push_back((std::size_t{3} << k) + 7);
+  for (int k = 20; k <= 26; ++k) v.push_back((std::size_t{3} << k) + 7);
   std::sort(v.begin(), v.end());
   return v;
 }

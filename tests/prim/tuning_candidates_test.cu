@@ -1,7 +1,7 @@
 // Every tuning candidate that the default scan or pair sort may run (scan_tuning.cuh,
 // sort_tuning.cuh) against the CPU: sizes around each candidate's tile, grids long enough for the
 // paced look-back (500 tiles and more), a non-commutative operator, in-place scans, skewed keys and
-// a bit sub-range.
+// a bit sub-range; the default calls on both sides of each band edge.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -148,6 +148,54 @@ TEST(PrimTuning, SortPairsCandidatesByIndex) {
     });
     ASSERT_EQ(first_mismatch(to_host(ok, n), want_k), SIZE_MAX);
     ASSERT_EQ(first_mismatch(to_host(ov, n), want_v), SIZE_MAX);
+  }
+}
+
+// The public calls switch shapes at each band's max_n: both sides of every edge.
+template <class Bands>
+std::vector<std::size_t> band_edges() {
+  std::vector<std::size_t> v;
+  detail::for_each_type<Bands>([&](auto tag, std::size_t i) {
+    if (i + 1 == Bands::size) return;
+    const std::size_t m = decltype(tag)::type::max_n;
+    v.push_back(m);
+    v.push_back(m + 1);
+  });
+  return v;
+}
+
+TEST(PrimTuning, DefaultScanAroundBandEdges) {
+  GUTF8_REQUIRE_GPU();
+  for (std::size_t n : band_edges<detail::scan_default_bands_u32>()) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    const auto host = random_values<std::uint32_t>(n, n);
+    std::vector<std::uint32_t> want(n);
+    gutf8::prim::cpu::inclusive_scan(host.data(), want.data(), n, gutf8::prim::plus{});
+    auto d_in = to_device(host);
+    gutf8::cuda::device_buffer<std::uint32_t> d_out(n);
+    run_with_temp([&](void* t, std::size_t& b) {
+      return gutf8::prim::inclusive_sum(t, b, d_in.data(), d_out.data(), n, nullptr);
+    });
+    ASSERT_EQ(first_mismatch(to_host(d_out, n), want), SIZE_MAX);
+  }
+}
+
+TEST(PrimTuning, DefaultSortPairsAroundBandEdges) {
+  GUTF8_REQUIRE_GPU();
+  for (std::size_t n : band_edges<detail::sort_pairs_default_bands_u32>()) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    const auto keys = sort_keys(n, n, false);
+    std::vector<std::uint32_t> vals(n), want_k(n), want_v(n);
+    std::iota(vals.begin(), vals.end(), 0u);
+    gutf8::prim::cpu::radix_sort_pairs(keys.data(), want_k.data(), vals.data(), want_v.data(), n, 0, 32, 0);
+    auto dk = to_device(keys);
+    auto dv = to_device(vals);
+    gutf8::cuda::device_buffer<std::uint32_t> ok(n), ov(n);
+    run_with_temp([&](void* t, std::size_t& b) {
+      return gutf8::prim::radix_sort_pairs(t, b, dk.data(), ok.data(), dv.data(), ov.data(), n);
+    });
+    ASSERT_EQ(first_mismatch(to_host(ok, n), want_k), SIZE_MAX) << "keys";
+    ASSERT_EQ(first_mismatch(to_host(ov, n), want_v), SIZE_MAX) << "values";
   }
 }
 

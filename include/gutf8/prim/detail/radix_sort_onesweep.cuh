@@ -235,7 +235,7 @@ __device__ __forceinline__ unsigned shared_add_if(bool pred, unsigned* addr, uns
 }
 
 // ValuesEarly: values are loaded before the look-back (sort_tuning.cuh), else after it.
-template <class K, class V, bool HasValues, int Threads, int Items, bool ValuesEarly = true>
+template <class K, class V, bool HasValues, int Threads, int Items, bool ValuesEarly = true, bool StreamIn = false>
 struct onesweep_tile {
   static constexpr int bins = onesweep_bins;
   static constexpr int warps = Threads / warp_threads;
@@ -259,6 +259,12 @@ struct onesweep_tile {
     unsigned tid, lane, warp_base, valid;
     __device__ __forceinline__ bool in_tile(int i) const { return Full || warp_base + i * warp_threads + lane < valid; }
   };
+  // An input word, read once a pass: evict-first where StreamIn.
+  template <class U>
+  __device__ __forceinline__ static U load_in(const U* p) {
+    if constexpr (StreamIn) return __ldcs(p);
+    else return *p;
+  }
   __device__ __forceinline__ static unsigned pos_of(const unsigned (&pos2)[Items / 2], int i) {
     return (pos2[i / 2] >> (16 * (i % 2))) & 0xffffu;
   }
@@ -280,7 +286,7 @@ struct onesweep_tile {
   __device__ __forceinline__ static void load_keys(place<Full> at, const K* src, unsigned* hist,
                                                    K (&key)[Items]) {
 #pragma unroll
-    for (int i = 0; i < Items; ++i) key[i] = at.in_tile(i) ? src[i * warp_threads] : K(0);
+    for (int i = 0; i < Items; ++i) key[i] = at.in_tile(i) ? load_in(src + i * warp_threads) : K(0);
     auto* h4 = reinterpret_cast<uint4*>(hist);
     for (unsigned i = at.tid; i < warps * bins / 4; i += Threads) h4[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
@@ -355,7 +361,7 @@ struct onesweep_tile {
         const V* src = vals_in + tile_base + at.warp_base + at.lane;
 #pragma unroll
         for (int i = 0; i < Items; ++i)
-          if (at.in_tile(i)) val[i] = src[i * warp_threads];
+          if (at.in_tile(i)) val[i] = load_in(src + i * warp_threads);
       }
     };
     if constexpr (HasValues && ValuesEarly) load_values();
@@ -422,8 +428,14 @@ constexpr bool onesweep_values_early() {
   if constexpr (requires { P::values_early; }) return P::values_early;
   else return true;
 }
+template <class P>
+constexpr bool onesweep_stream_in() {
+  if constexpr (requires { P::stream_in; }) return P::stream_in;
+  else return false;
+}
 template <class K, class V, bool HasValues, class P>
-using onesweep_tile_t = onesweep_tile<K, V, HasValues, P::threads, P::items, onesweep_values_early<P>()>;
+using onesweep_tile_t =
+    onesweep_tile<K, V, HasValues, P::threads, P::items, onesweep_values_early<P>(), onesweep_stream_in<P>()>;
 
 template <class K, class V, bool HasValues, class P>
 __global__ void __launch_bounds__(P::threads, P::min_blocks)

@@ -61,14 +61,12 @@ template <class Shape>
 using scan_paced = type_list<scan_tuning<Shape>, scan_tuning<Shape, 450, 350>, scan_tuning<Shape, 1245, 648>>;
 
 using scan_shapes_u32 = type_list<
-    lookback_scan_shape<128, 8, 4>, lookback_scan_shape<128, 12, 4>, lookback_scan_shape<128, 16, 4>,
-    lookback_scan_shape<128, 20, 4>, lookback_scan_shape<128, 24, 4>, lookback_scan_shape<256, 8, 4>,
-    lookback_scan_shape<256, 12, 4>, lookback_scan_shape<256, 16, 4>, lookback_scan_shape<256, 20, 4>,
-    lookback_scan_shape<256, 24, 4>, lookback_scan_shape<512, 8, 4>, lookback_scan_shape<512, 12, 4>,
-    lookback_scan_shape<512, 16, 4>, lookback_scan_shape<512, 20, 4>, lookback_scan_shape<512, 24, 4>,
-    lookback_scan_shape<128, 24, 2>, lookback_scan_shape<256, 16, 2>, lookback_scan_shape<128, 24, 4, true>,
-    lookback_scan_shape<256, 16, 4, true>, lookback_scan_shape<256, 24, 4, true>,
-    lookback_scan_shape<512, 16, 4, true>>;
+    lookback_scan_shape<128, 20, 4>, lookback_scan_shape<128, 24, 4>, lookback_scan_shape<256, 16, 4>,
+    lookback_scan_shape<256, 20, 4>, lookback_scan_shape<256, 24, 4>, lookback_scan_shape<512, 16, 4>,
+    lookback_scan_shape<128, 24, 2>, lookback_scan_shape<256, 16, 2>, lookback_scan_shape<128, 20, 4, true>,
+    lookback_scan_shape<128, 24, 4, true>, lookback_scan_shape<256, 16, 4, true>,
+    lookback_scan_shape<256, 20, 4, true>, lookback_scan_shape<256, 24, 4, true>,
+    lookback_scan_shape<512, 16, 4, true>, lookback_scan_shape<512, 24, 4, true>>;
 
 // Every candidate: each shape with each pacing.
 using scan_candidates_u32 = flat_map_t<scan_shapes_u32, scan_paced>;
@@ -79,7 +77,10 @@ struct scan_band {
   static constexpr std::size_t max_n = MaxN;
   using tuning = Tuning;
 };
+// Up to 2^22 items: 8192-item tiles and short look-back pauses; beyond: 6144-item tiles and CUB's
+// sm90 pauses (both with evict-first accesses; bench/results/prim_tuning.md).
 using scan_default_bands_u32 =
-    type_list<scan_band<~std::size_t{0}, scan_tuning<lookback_scan_shape<256, 16, 4>>>>;
+    type_list<scan_band<std::size_t{1} << 22, scan_tuning<lookback_scan_shape<512, 16, 4, true>, 450, 350>>,
+              scan_band<~std::size_t{0}, scan_tuning<lookback_scan_shape<256, 24, 4, true>, 1245, 648>>>;
 
 }  // namespace gutf8::prim::detail

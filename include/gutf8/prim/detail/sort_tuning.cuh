@@ -15,11 +15,15 @@ namespace gutf8::prim::detail {
 // onesweep_shape (8-bit digits, Threads x Items keys a tile, MinBlocks caps registers) plus:
 // ValuesEarly: a tile loads its values before its look-back (their latency hides behind it, at
 // the cost of registers held across it), else after; HistThreads: block size of the one-read
-// histogram of every digit.
-template <int Threads, int Items, int MinBlocks, bool ValuesEarly = true, int HistThreads = 256>
-struct onesweep_pairs_shape : onesweep_shape<std::uint32_t, Threads, Items, MinBlocks> {
+// histogram of every digit; Window: status words a digit thread reads per look-back step;
+// StreamIn: evict-first loads of the keys and values (each read once a pass), so that L2 keeps
+// the scattered writes and the status words.
+template <int Threads, int Items, int MinBlocks, bool ValuesEarly = true, int HistThreads = 256, int Window = 4,
+          bool StreamIn = false>
+struct onesweep_pairs_shape : onesweep_shape<std::uint32_t, Threads, Items, MinBlocks, Window> {
   static constexpr bool values_early = ValuesEarly;
   static constexpr int hist_threads = HistThreads;
+  static constexpr bool stream_in = StreamIn;
   static std::string name() {
     // appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "literal" + std::string
     std::string s = "t";
@@ -30,16 +34,27 @@ struct onesweep_pairs_shape : onesweep_shape<std::uint32_t, Threads, Items, MinB
       s += "_h";
       s += std::to_string(HistThreads);
     }
+    if (Window != 4) {
+      s += "_w";
+      s += std::to_string(Window);
+    }
+    if (StreamIn) s += "_cs";
     return s;
   }
 };
 
+template <int Threads, int Items, int HistThreads = 256, int Window = 4, bool StreamIn = false>
+using onesweep_pairs_late = onesweep_pairs_shape<Threads, Items, 2, false, HistThreads, Window, StreamIn>;
+
 using sort_pairs_candidates_u32 = type_list<
-    onesweep_pairs_shape<512, 16, 2>, onesweep_pairs_shape<512, 16, 2, false>, onesweep_pairs_shape<512, 12, 2>,
-    onesweep_pairs_shape<512, 12, 2, false>, onesweep_pairs_shape<384, 16, 2>, onesweep_pairs_shape<384, 16, 2, false>,
-    onesweep_pairs_shape<384, 20, 2>, onesweep_pairs_shape<384, 24, 2, false>, onesweep_pairs_shape<256, 16, 4>,
-    onesweep_pairs_shape<256, 16, 4, false>, onesweep_pairs_shape<256, 24, 3, false>,
-    onesweep_pairs_shape<512, 16, 2, true, 512>, onesweep_pairs_shape<512, 16, 2, false, 1024>>;
+    onesweep_pairs_shape<512, 16, 2>, onesweep_pairs_shape<512, 16, 2, true, 512>, onesweep_pairs_shape<256, 16, 4>,
+    onesweep_pairs_shape<384, 20, 2>, onesweep_pairs_late<384, 24>,
+    // around 384 x 24 with late values, the fastest from 2^25 pairs on
+    onesweep_pairs_shape<384, 24, 2>, onesweep_pairs_shape<384, 24, 2, true, 256, 4, true>, onesweep_pairs_late<384, 20>,
+    onesweep_pairs_late<384, 22>, onesweep_pairs_late<384, 26>, onesweep_pairs_late<384, 28>,
+    onesweep_pairs_late<384, 24, 512>, onesweep_pairs_late<384, 24, 1024>, onesweep_pairs_late<384, 24, 256, 2>,
+    onesweep_pairs_late<384, 24, 256, 8>, onesweep_pairs_late<384, 24, 256, 4, true>,
+    onesweep_pairs_late<384, 24, 512, 8, true>>;
 
 // The default sort of u32 pairs: the first band whose max_n >= n (the last covers every n).
 template <std::size_t MaxN, class Shape>
@@ -47,6 +62,9 @@ struct sort_band {
   static constexpr std::size_t max_n = MaxN;
   using shape = Shape;
 };
-using sort_pairs_default_bands_u32 = type_list<sort_band<~std::size_t{0}, onesweep_pairs_shape<512, 16, 2>>>;
+// Up to 2^24 pairs: 8192-key tiles, values loaded before the look-back; beyond: 9216-key tiles,
+// values loaded after it (bench/results/prim_tuning.md).
+using sort_pairs_default_bands_u32 = type_list<sort_band<std::size_t{1} << 24, onesweep_pairs_shape<512, 16, 2>>,
+                                               sort_band<~std::size_t{0}, onesweep_pairs_late<384, 24>>>;
 
 }  // namespace gutf8::prim::detail
