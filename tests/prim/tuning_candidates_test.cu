@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "gutf8/prim/cpu.hpp"
@@ -162,6 +163,26 @@ std::vector<std::size_t> band_edges() {
     v.push_back(m + 1);
   });
   return v;
+}
+
+// How many of List's types are T.
+template <class T, class List>
+std::size_t count_in() {
+  std::size_t c = 0;
+  detail::for_each_type<List>([&](auto tag, std::size_t) { c += std::is_same_v<typename decltype(tag)::type, T>; });
+  return c;
+}
+
+// bench_prim --sweep sets each default beside its band's candidate: every band runs exactly one.
+TEST(PrimTuning, EveryBandIsOneCandidate) {
+  detail::for_each_type<detail::scan_default_bands_u32>([&](auto tag, std::size_t i) {
+    using tuning = typename decltype(tag)::type::tuning;
+    EXPECT_EQ((count_in<tuning, detail::scan_candidates_u32>()), 1u) << "scan band " << i << ": " << tuning::name();
+  });
+  detail::for_each_type<detail::sort_pairs_default_bands_u32>([&](auto tag, std::size_t i) {
+    using shape = typename decltype(tag)::type::shape;
+    EXPECT_EQ((count_in<shape, detail::sort_pairs_candidates_u32>()), 1u) << "sort band " << i << ": " << shape::name();
+  });
 }
 
 TEST(PrimTuning, DefaultScanAroundBandEdges) {

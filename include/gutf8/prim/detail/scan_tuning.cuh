@@ -77,10 +77,10 @@ struct scan_band {
   static constexpr std::size_t max_n = MaxN;
   using tuning = Tuning;
 };
-// Up to 2^22 items: 8192-item tiles and short look-back pauses; beyond: 6144-item tiles and CUB's
-// sm90 pauses (both with evict-first accesses; bench/results/prim_tuning.md).
+// One shape, 512 x 16 with evict-first accesses (8192-item tiles); up to 2^22 items short look-back
+// pauses, beyond CUB's sm90 pauses (bench/results/prim_tuning.md).
 using scan_default_bands_u32 =
     type_list<scan_band<std::size_t{1} << 22, scan_tuning<lookback_scan_shape<512, 16, 4, true>, 450, 350>>,
-              scan_band<~std::size_t{0}, scan_tuning<lookback_scan_shape<256, 24, 4, true>, 1245, 648>>>;
+              scan_band<~std::size_t{0}, scan_tuning<lookback_scan_shape<512, 16, 4, true>, 1245, 648>>>;
 
 }  // namespace gutf8::prim::detail

@@ -62,9 +62,9 @@ struct sort_band {
   static constexpr std::size_t max_n = MaxN;
   using shape = Shape;
 };
-// Up to 2^24 pairs: 8192-key tiles, values loaded before the look-back; beyond: 9216-key tiles,
+// Up to 14 Mi pairs: 8192-key tiles, values loaded before the look-back; beyond: 10752-key tiles,
 // values loaded after it (bench/results/prim_tuning.md).
-using sort_pairs_default_bands_u32 = type_list<sort_band<std::size_t{1} << 24, onesweep_pairs_shape<512, 16, 2>>,
-                                               sort_band<~std::size_t{0}, onesweep_pairs_late<384, 24>>>;
+using sort_pairs_default_bands_u32 = type_list<sort_band<std::size_t{7} << 21, onesweep_pairs_shape<512, 16, 2>>,
+                                               sort_band<~std::size_t{0}, onesweep_pairs_late<384, 28>>>;
 
 }  // namespace gutf8::prim::detail
