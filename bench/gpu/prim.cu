@@ -821,14 +821,11 @@ void check_entries(std::vector<sweep_entry>& es, const std::vector<std::pair<T*,
   }
 }
 
-// The candidate the default runs at n: the first band of Bands whose max_n >= n.
+// The candidate the default runs at n: the band of Bands that holds n.
 template <class Bands, class F>
 std::string band_candidate(std::size_t n, F name_of) {
   std::string name;
-  detail::for_each_type<Bands>([&](auto tag, std::size_t) {
-    using band = typename decltype(tag)::type;
-    if (name.empty() && n <= band::max_n) name = name_of(static_cast<band*>(nullptr));
-  });
+  detail::with_band<Bands>(n, [&](auto band) { name = name_of(static_cast<typename decltype(band)::type*>(nullptr)); });
   return name;
 }
 

@@ -185,6 +185,29 @@ TEST(PrimTuning, EveryBandIsOneCandidate) {
   });
 }
 
+struct small_band {
+  static constexpr std::size_t max_n = 100;
+};
+struct large_band {
+  static constexpr std::size_t max_n = 1000;
+};
+
+// The defaults' dispatch: n goes to the first band that holds it, on both sides of every edge.
+TEST(PrimTuning, WithBandPicksTheFirstBandThatHoldsN) {
+  using bands = detail::type_list<small_band, large_band>;
+  const auto picked = [](std::size_t n) {
+    int which = -1;
+    const bool found = detail::with_band<bands>(
+        n, [&](auto band) { which = std::is_same_v<typename decltype(band)::type, small_band> ? 0 : 1; });
+    return found ? which : -1;
+  };
+  EXPECT_EQ(picked(0), 0);
+  EXPECT_EQ(picked(100), 0);
+  EXPECT_EQ(picked(101), 1);
+  EXPECT_EQ(picked(1000), 1);
+  EXPECT_EQ(picked(1001), -1);
+}
+
 TEST(PrimTuning, DefaultScanAroundBandEdges) {
   GUTF8_REQUIRE_GPU();
   for (std::size_t n : band_edges<detail::scan_default_bands_u32>()) {

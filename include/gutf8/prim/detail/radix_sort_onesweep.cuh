@@ -532,13 +532,10 @@ cudaError_t onesweep_sort_default(void* d_temp, std::size_t& temp_bytes, const K
                                   cudaStream_t stream) {
   if constexpr (HasValues && sizeof(K) == 4 && sizeof(V) == 4) {
     cudaError_t e = cudaErrorInvalidValue;
-    bool done = false;
-    for_each_type<sort_pairs_default_bands_u32>([&](auto tag, std::size_t) {
-      using band = typename decltype(tag)::type;
-      if (done || n > band::max_n) return;
-      done = true;
-      e = onesweep_sort<K, V, true, typename band::shape>(d_temp, temp_bytes, keys_in, keys_out, vals_in, vals_out,
-                                                          n, begin_bit, end_bit, stream);
+    with_band<sort_pairs_default_bands_u32>(n, [&](auto band) {
+      e = onesweep_sort<K, V, true, typename decltype(band)::type::shape>(d_temp, temp_bytes, keys_in, keys_out,
+                                                                          vals_in, vals_out, n, begin_bit, end_bit,
+                                                                          stream);
     });
     return e;
   } else {

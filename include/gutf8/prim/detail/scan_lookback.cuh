@@ -292,12 +292,9 @@ cudaError_t lookback_scan(void* d_temp, std::size_t& temp_bytes, Src src, T* out
                           bool exclusive, T init, cudaStream_t stream) {
   if constexpr (sizeof(T) == 4 && std::is_same_v<Src, ptr_source<T>>) {
     cudaError_t e = cudaErrorInvalidValue;
-    bool done = false;
-    for_each_type<scan_default_bands_u32>([&](auto tag, std::size_t) {
-      using band = typename decltype(tag)::type;
-      if (done || n > band::max_n) return;
-      done = true;
-      e = lookback_scan_tuned<typename band::tuning>(d_temp, temp_bytes, src, out, n, op, exclusive, init, stream);
+    with_band<scan_default_bands_u32>(n, [&](auto band) {
+      e = lookback_scan_tuned<typename decltype(band)::type::tuning>(d_temp, temp_bytes, src, out, n, op, exclusive,
+                                                                      init, stream);
     });
     return e;
   } else {

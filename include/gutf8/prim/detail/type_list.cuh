@@ -3,6 +3,7 @@
 //   flat_map_t<L, F>                       concatenation of F<A>, F<B> (each a type_list)
 //   for_each_type<L>([](auto tag, std::size_t i) { using X = typename decltype(tag)::type; });
 //   with_type<L>(i, f)                     f(type_tag<X>{}) for the i-th X; false when i is out of range
+//   with_band<L>(n, f)                     f(type_tag<B>{}) for the first B with B::max_n >= n (size bands)
 #pragma once
 
 #include <cstddef>
@@ -67,6 +68,19 @@ bool with_type(std::size_t index, F&& f) {
       f(tag);
       found = true;
     }
+  });
+  return found;
+}
+
+// Size bands of a tuning (each B has max_n, in increasing order): f(type_tag<B>{}) for the first
+// band that holds n; false when none does.
+template <class Bands, class F>
+bool with_band(std::size_t n, F&& f) {
+  bool found = false;
+  for_each_type<Bands>([&](auto tag, std::size_t) {
+    if (found || n > decltype(tag)::type::max_n) return;
+    found = true;
+    f(tag);
   });
   return found;
 }
