@@ -5,6 +5,14 @@
 //
 //   bench_prim --out DIR [--commit SHA] [--min-log2 10] [--max-log2 28] [--only scan,select,sort]
 //              [--runs 15] [--cpu-max-log2 26] [--no-cpu] [--no-thrust]
+//   bench_prim --sweep --out DIR [--commit SHA] [--only scan,sort] [--runs 15]
+//
+// --sweep: every tuning candidate of the default scan (u32 inclusive sum) and pair sort (u32 keys,
+// u32 values) beside CUB, CUB with cuda::std::plus (its tuned sm90 policy), Thrust and our other
+// algorithms, at 2^20 .. 2^28 and 3 * 2^k + 7, in interleaved rounds (each round calls every
+// entry once; median of --runs >= 10 rounds); writes DIR/prim_sweep.csv and prim_sweep.md and
+// prints one line a size: the default, the best candidate, the fastest other entry and the default
+// / the candidate its band names (one kernel: near 1.000).
 //
 // * GPU times: CUDA events around each call, 2 warm-up calls, median (and min) of --runs calls
 //   (5 for the naive algorithms from 2^24 on). Temporary storage is allocated outside the timed
@@ -26,12 +34,15 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <new>
 #include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <cuda/std/functional>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
@@ -42,6 +53,8 @@
 #include "gutf8/prim/radix_sort.cuh"
 #include "gutf8/prim/scan.cuh"
 #include "gutf8/prim/select.cuh"
+#include "gutf8/prim/detail/scan_tuning.cuh"
+#include "gutf8/prim/detail/sort_tuning.cuh"
 
 namespace {
 
@@ -53,7 +66,7 @@ struct options {
   std::string out = ".";
   std::string commit = "unknown";
   int min_log2 = 10, max_log2 = 28, cpu_max_log2 = 26, runs = 15;
-  bool scan = true, select = true, sort = true, cpu = true, thrust = true;
+  bool scan = true, select = true, sort = true, cpu = true, thrust = true, sweep = false;
 };
 
 options parse(int argc, char** argv) {
@@ -75,6 +88,7 @@ options parse(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(1, std::stoi(next()));
     else if (a == "--no-cpu") o.cpu = false;
     else if (a == "--no-thrust") o.thrust = false;
+    else if (a == "--sweep") o.sweep = true;
     else if (a == "--only") {
       const std::string v = next();
       o.scan = v.find("scan") != std::string::npos;
@@ -82,7 +96,8 @@ options parse(int argc, char** argv) {
       o.sort = v.find("sort") != std::string::npos;
     } else if (a == "-h" || a == "--help") {
       std::puts("bench_prim --out DIR [--commit SHA] [--min-log2 N] [--max-log2 N] [--only scan,select,sort]\n"
-                "           [--runs N] [--cpu-max-log2 N] [--no-cpu] [--no-thrust]");
+                "           [--runs N] [--cpu-max-log2 N] [--no-cpu] [--no-thrust]\n"
+                "bench_prim --sweep --out DIR [--commit SHA] [--only scan,sort] [--runs N]");
       std::exit(0);
     } else {
       std::fprintf(stderr, "bench_prim: unknown option %s\n", a.c_str());
@@ -696,6 +711,345 @@ void print_summary() {
                     r.ratio_vs_cub, r.ok.c_str());
 }
 
+// ---------------- --sweep: the tuning candidates beside CUB and Thrust ----------------
+namespace detail = prim::detail;
+
+struct sweep_entry {
+  std::string name;
+  std::string kind;  // "peer" (CUB, Thrust), "ours" (the default, other algorithms), "candidate"
+  std::function<cudaError_t(void*, std::size_t&, int)> call;  // slice k; temp query with nullptr
+  stats st;
+  std::string ok = "n/a";
+};
+
+// Keeps the GPU busy while the host queues a round, so that no timed call waits for its launch.
+__global__ void spin_kernel(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
+// Thrust's temporary storage from a buffer allocated once (Thrust's kernels without cudaMalloc):
+// blocks are handed out in order and the buffer is reused once all of them are back.
+struct prealloc_allocator {
+  using value_type = char;
+  char* base = nullptr;
+  std::size_t bytes = 0, used = 0, live = 0;
+  char* allocate(std::ptrdiff_t n) {
+    const std::size_t want = (static_cast<std::size_t>(n) + 255) / 256 * 256;
+    if (used + want > bytes) throw std::bad_alloc();
+    char* p = base + used;
+    used += want;
+    ++live;
+    return p;
+  }
+  void deallocate(char*, std::size_t) {
+    if (live > 0 && --live == 0) used = 0;
+  }
+};
+
+// Every entry once a round, in order, after a spin that covers the host's queueing of the round
+// (measured in the last warm-up round); 2 warm-up rounds, then `runs` timed ones. One temp buffer of
+// the largest size serves all (the calls are ordered on one stream).
+void time_interleaved(std::vector<sweep_entry>& es, int runs, cudaStream_t s) {
+  std::size_t most = 1;
+  for (auto& e : es) {
+    std::size_t b = 0;
+    cu::check(e.call(nullptr, b, 0), "temp query");
+    most = std::max(most, b);
+  }
+  cu::device_buffer<unsigned char> temp(most);
+  constexpr int warm = 2;
+  std::vector<std::vector<cu::event>> start(es.size()), stop(es.size());
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    start[i] = std::vector<cu::event>(runs);
+    stop[i] = std::vector<cu::event>(runs);
+  }
+  double queue_ms = 0.05;
+  for (int r = 0; r < warm + runs; ++r) {
+    spin_kernel<<<1, 1, 0, s>>>(static_cast<long long>(std::min(50.0, 1.5 * queue_ms) * 2.0e6));
+    cu::check_launch("spin");
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < es.size(); ++i) {
+      std::size_t b = most;
+      if (r >= warm) start[i][r - warm].record(s);
+      cu::check(es[i].call(temp.data(), b, r), es[i].name.c_str());
+      if (r >= warm) stop[i][r - warm].record(s);
+    }
+    if (r == warm - 1)  // the first round pays one-off costs (module loading)
+      queue_ms = std::max(0.05, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  cu::check(cudaStreamSynchronize(s), "sync");
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    std::vector<double> ms(runs);
+    for (int r = 0; r < runs; ++r) ms[r] = stop[i][r].elapsed_since(start[i][r]);
+    es[i].st = summarize(ms);
+  }
+}
+
+std::vector<std::size_t> sweep_sizes() {
+  std::vector<std::size_t> v;
+  for (int k = 20; k <= 28; ++k) v.push_back(std::size_t{1} << k);
+  for (int k = 20; k <= 26; ++k) v.push_back((std::size_t{3} << k) + 7);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// A CUB-convention call run once with its own temporary storage (the reference outputs).
+template <class F>
+void run_cub_reference(F&& f) {
+  std::size_t b = 0;
+  cu::check(f(nullptr, b), "reference temp query");
+  cu::device_buffer<unsigned char> t(std::max<std::size_t>(b, 1));
+  cu::check(f(t.data(), b), "reference");
+}
+
+// Calls each entry once on slice 0 and compares its output with CUB's (ref); out: slice 0 of the
+// output pool(s), cleared first so that a call that writes nothing fails.
+template <class T>
+void check_entries(std::vector<sweep_entry>& es, const std::vector<std::pair<T*, const T*>>& outs_refs, std::size_t n,
+                   cudaStream_t s) {
+  for (auto& e : es) {
+    for (auto& [out, ref] : outs_refs) cu::check(cudaMemsetAsync(out, 0xA5, n * sizeof(T), s), "clear");
+    std::size_t b = 0;
+    cu::check(e.call(nullptr, b, 0), "temp query");
+    cu::device_buffer<unsigned char> t(std::max<std::size_t>(b, 1));
+    cu::check(e.call(t.data(), b, 0), e.name.c_str());
+    bool same = true;
+    for (auto& [out, ref] : outs_refs) same = same && device_equal(ref, out, n, s);
+    e.ok = same ? "ok" : "FAIL";
+  }
+}
+
+// The candidate the default runs at n: the band of Bands that holds n.
+template <class Bands, class F>
+std::string band_candidate(std::size_t n, F name_of) {
+  std::string name;
+  detail::with_band<Bands>(n, [&](auto band) { name = name_of(static_cast<typename decltype(band)::type*>(nullptr)); });
+  return name;
+}
+
+std::string default_band_entry(const std::string& primitive, std::size_t n) {
+  if (primitive == "scan")
+    return "lb_" + band_candidate<detail::scan_default_bands_u32>(
+                       n, []<class B>(B*) { return B::tuning::name(); });
+  return "os_" + band_candidate<detail::sort_pairs_default_bands_u32>(
+                     n, []<class B>(B*) { return B::shape::name(); });
+}
+
+std::vector<sweep_entry> scan_entries(const pool<std::uint32_t>& in, const pool<std::uint32_t>& out, std::size_t n,
+                                      prealloc_allocator& thrust_temp, cudaStream_t s) {
+  using T = std::uint32_t;
+  std::vector<sweep_entry> es;
+  auto add = [&](std::string name, std::string kind, auto f) { es.push_back({std::move(name), std::move(kind), f}); };
+  add("cub", "peer", [&, n, s](void* t, std::size_t& b, int k) {
+    return prim::inclusive_sum(t, b, static_cast<const T*>(in.slice(k)), out.slice(k), n, s, prim::scan_algorithm::cub);
+  });
+  add("cub_std_plus", "peer", [&, n, s](void* t, std::size_t& b, int k) {
+    return ::cub::DeviceScan::InclusiveScan(t, b, static_cast<const T*>(in.slice(k)), out.slice(k),
+                                            ::cuda::std::plus<>{}, static_cast<int>(n), s);
+  });
+  add("blocked", "ours", [&, n, s](void* t, std::size_t& b, int k) {
+    return prim::inclusive_sum(t, b, static_cast<const T*>(in.slice(k)), out.slice(k), n, s,
+                               prim::scan_algorithm::blocked);
+  });
+  // the default apart from the candidate it runs: a kernel right after an identical one starts warm
+  // (measured: the later of the two 5-10 % faster below 2^22), so both follow other kernels
+  add("default", "ours", [&, n, s](void* t, std::size_t& b, int k) {
+    return prim::inclusive_sum(t, b, static_cast<const T*>(in.slice(k)), out.slice(k), n, s);
+  });
+  detail::for_each_type<detail::scan_candidates_u32>([&](auto tag, std::size_t) {
+    using tuning = typename decltype(tag)::type;
+    add("lb_" + tuning::name(), "candidate", [&, n, s](void* t, std::size_t& b, int k) {
+      return detail::lookback_scan_tuned<tuning>(t, b, detail::ptr_source<T>{in.slice(k)}, out.slice(k), n,
+                                                 prim::plus{}, false, T{}, s);
+    });
+  });
+  // par_nosync: thrust::cuda::par waits for the GPU after the scan, which would leave the entry
+  // after it timed from an idle GPU (its launches exposed)
+  add("thrust_prealloc", "peer", [&, n, s](void* t, std::size_t& b, int k) {
+    if (!t) {
+      b = 1;
+      return cudaSuccess;
+    }
+    thrust::inclusive_scan(thrust::cuda::par_nosync(thrust_temp).on(s), in.slice(k), in.slice(k) + n, out.slice(k));
+    return cudaGetLastError();
+  });
+  // last: its cudaFree waits for the GPU, which would expose the launches queued after it
+  add("thrust", "peer", [&, n, s](void* t, std::size_t& b, int k) {
+    if (!t) {
+      b = 1;
+      return cudaSuccess;
+    }
+    thrust::inclusive_scan(thrust::cuda::par.on(s), in.slice(k), in.slice(k) + n, out.slice(k));
+    return cudaGetLastError();
+  });
+  return es;
+}
+
+std::vector<sweep_entry> sweep_scan(const options& o, std::size_t n, cudaStream_t s) {
+  using T = std::uint32_t;
+  pool<T> in(n), out(n);
+  fill_u32<<<grid_for(in.total()), 256, 0, s>>>(in.buf.data(), in.total(), 11);
+  cu::check_launch("fill");
+  cu::device_buffer<T> ref(n + 1);
+  run_cub_reference([&](void* t, std::size_t& b) {
+    return prim::inclusive_sum(t, b, static_cast<const T*>(in.slice(0)), ref.data(), n, s, prim::scan_algorithm::cub);
+  });
+  cu::device_buffer<char> thrust_buf(std::size_t{64} << 20);
+  prealloc_allocator thrust_temp{thrust_buf.data(), std::size_t{64} << 20, 0, 0};
+  auto es = scan_entries(in, out, n, thrust_temp, s);
+  time_interleaved(es, std::max(10, o.runs), s);
+  check_entries<T>(es, {{out.slice(0), ref.data()}}, n, s);
+  return es;
+}
+
+std::vector<sweep_entry> sweep_sort(const options& o, std::size_t n, cudaStream_t s) {
+  using K = std::uint32_t;
+  pool<K> kin(n), kout(n), vin(n), vout(n);
+  fill_u32<<<grid_for(kin.total()), 256, 0, s>>>(kin.buf.data(), kin.total(), 12);
+  fill_iota<<<grid_for(vin.total()), 256, 0, s>>>(vin.buf.data(), vin.total());
+  cu::check_launch("fill");
+  auto sort_call = [&](prim::sort_algorithm alg) {
+    return [&, alg, n, s](void* t, std::size_t& b, int k) {
+      return prim::radix_sort_pairs(t, b, static_cast<const K*>(kin.slice(k)), kout.slice(k),
+                                    static_cast<const K*>(vin.slice(k)), vout.slice(k), n, 0, 32, s, alg);
+    };
+  };
+  cu::device_buffer<K> ref_k(n + 1), ref_v(n + 1);
+  run_cub_reference([&](void* t, std::size_t& b) {
+    return prim::radix_sort_pairs(t, b, static_cast<const K*>(kin.slice(0)), ref_k.data(),
+                                  static_cast<const K*>(vin.slice(0)), ref_v.data(), n, 0, 32, s,
+                                  prim::sort_algorithm::cub);
+  });
+  std::vector<sweep_entry> es;
+  es.push_back({"cub", "peer", sort_call(prim::sort_algorithm::cub)});
+  es.push_back({"default", "ours", sort_call(prim::sort_algorithm::onesweep)});
+  detail::for_each_type<detail::sort_pairs_candidates_u32>([&](auto tag, std::size_t) {
+    using shape = typename decltype(tag)::type;
+    es.push_back({"os_" + shape::name(), "candidate", [&, n, s](void* t, std::size_t& b, int k) {
+                    return detail::onesweep_sort<K, K, true, shape>(t, b, kin.slice(k), kout.slice(k), vin.slice(k),
+                                                                   vout.slice(k), n, 0, 32, s);
+                  }});
+  });
+  time_interleaved(es, std::max(10, o.runs), s);
+  check_entries<K>(es, {{kout.slice(0), ref_k.data()}, {vout.slice(0), ref_v.data()}}, n, s);
+  return es;
+}
+
+struct sweep_result {
+  std::string primitive;
+  std::size_t n;
+  std::vector<sweep_entry> entries;
+  // The fastest entry of the kinds given (e.g. peers and our other algorithms), or nullptr.
+  const sweep_entry* fastest(std::initializer_list<const char*> kinds, const char* except = "") const {
+    const sweep_entry* best = nullptr;
+    for (const auto& e : entries)
+      if (e.name != except && std::any_of(kinds.begin(), kinds.end(), [&](const char* k) { return e.kind == k; }) &&
+          (!best || e.st.median < best->st.median))
+        best = &e;
+    return best;
+  }
+  const sweep_entry* find(const std::string& name) const {
+    for (const auto& e : entries)
+      if (e.name == name) return &e;
+    return nullptr;
+  }
+};
+
+// One line a size: the default, the best candidate, CUB and the fastest other entry (peers and
+// our other algorithms), with ratios (their time / ours: >= 1 means ours is as fast or faster).
+void print_sweep_line(const sweep_result& r) {
+  const sweep_entry* def = r.find("default");
+  const sweep_entry* best = r.fastest({"candidate"});
+  const sweep_entry* other = r.fastest({"peer", "ours"}, "default");
+  const sweep_entry* cub = r.find("cub");
+  if (!def || !best || !other || !cub) return;
+  bool bad = false;
+  for (const auto& e : r.entries) bad = bad || e.ok == "FAIL";
+  // the default runs its band's candidate: default / band near 1, else the two calls differ
+  const sweep_entry* band = r.find(default_band_entry(r.primitive, r.n));
+  std::printf("%-5s %-10s default %8.4f | best %-24s %8.4f | cub %8.4f | fastest other %-15s %8.4f | "
+              "default %5.3fx  best %5.3fx | default/%s %5.3f%s\n",
+              r.primitive.c_str(), size_label(r.n).c_str(), def->st.median, best->name.c_str(), best->st.median,
+              cub->st.median, other->name.c_str(), other->st.median, other->st.median / def->st.median,
+              other->st.median / best->st.median, band ? band->name.c_str() : "band?",
+              band ? def->st.median / band->st.median : 0.0, bad ? "  MISMATCH" : "");
+  std::fflush(stdout);
+}
+
+// DIR/prim_sweep.csv: a row an entry and size; ratio_vs_fastest_other = the fastest peer or other
+// algorithm's time / this time.
+void write_sweep_csv(const options& o, const std::vector<sweep_result>& rs, const std::string& gpu) {
+  std::ofstream csv(o.out + "/prim_sweep.csv");
+  csv << "primitive,n,entry,kind,median_ms,min_ms,runs,gb_per_s,gkeys_per_s,ratio_vs_fastest_other,ok,gpu,commit\n";
+  for (const auto& r : rs) {
+    const sweep_entry* other = r.fastest({"peer", "ours"}, "default");
+    for (const auto& e : r.entries) {
+      const double gbs = r.primitive == "scan" ? 8.0 * r.n / (e.st.median * 1e6) : 16.0 * r.n / (e.st.median * 1e6);
+      csv << r.primitive << ',' << r.n << ',' << e.name << ',' << e.kind << ',' << fmt(e.st.median, 5) << ','
+          << fmt(e.st.min, 5) << ',' << e.st.runs << ',' << fmt(gbs, 1) << ','
+          << (r.primitive == "sort" ? fmt(r.n / (e.st.median * 1e6), 3) : "") << ','
+          << fmt(other ? other->st.median / e.st.median : 0, 4) << ',' << e.ok << ",\"" << gpu << "\"," << o.commit
+          << '\n';
+    }
+  }
+}
+
+// DIR/prim_sweep.md: per primitive, entries x sizes, each cell the ratio to the fastest other entry.
+void write_sweep_md(const options& o, const std::vector<sweep_result>& rs, const std::string& gpu) {
+  std::ofstream md(o.out + "/prim_sweep.md");
+  md << "# bench_prim --sweep\n\nGPU: " << gpu << "  \nCommit: " << o.commit
+     << "  \nCells: median ms of >= 10 interleaved rounds, and (fastest other entry's time / this time).\n";
+  for (const char* prim_name : {"scan", "sort"}) {
+    std::vector<const sweep_result*> cols;
+    for (const auto& r : rs)
+      if (r.primitive == prim_name) cols.push_back(&r);
+    if (cols.empty()) continue;
+    md << "\n## " << prim_name << (std::string(prim_name) == "scan" ? " (u32 inclusive sum)" : " (u32 pairs)")
+       << "\n\n| entry |";
+    for (auto* c : cols) md << ' ' << size_label(c->n) << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < cols.size(); ++i) md << "---:|";
+    md << '\n';
+    for (const auto& e : cols.front()->entries) {
+      md << "| " << e.name << " |";
+      for (auto* c : cols) {
+        const sweep_entry* x = c->find(e.name);
+        const sweep_entry* other = c->fastest({"peer", "ours"}, "default");
+        if (!x || !other) {
+          md << " - |";
+          continue;
+        }
+        md << ' ' << fmt(x->st.median, 4) << " (" << fmt(other->st.median / x->st.median, 3) << ")"
+           << (x->ok == "FAIL" ? " MISMATCH" : "") << " |";
+      }
+      md << '\n';
+    }
+  }
+}
+
+int run_sweep(const options& o, const std::string& gpu, cudaStream_t s) {
+  std::vector<sweep_result> rs;
+  std::printf("sweep: %zu scan and %zu sort candidates; median ms of %d interleaved rounds\n",
+              detail::scan_candidates_u32::size, detail::sort_pairs_candidates_u32::size, std::max(10, o.runs));
+  for (std::size_t n : sweep_sizes()) {
+    if (o.scan) rs.push_back({"scan", n, sweep_scan(o, n, s)});
+    if (o.scan) print_sweep_line(rs.back());
+    if (o.sort) rs.push_back({"sort", n, sweep_sort(o, n, s)});
+    if (o.sort) print_sweep_line(rs.back());
+  }
+  for (auto& r : rs)
+    for (auto& e : r.entries) e.call = nullptr;  // their buffers are gone
+  write_sweep_csv(o, rs, gpu);
+  write_sweep_md(o, rs, gpu);
+  int failures = 0;
+  for (const auto& r : rs)
+    for (const auto& e : r.entries) failures += e.ok == "FAIL";
+  std::printf("\nwrote %s/prim_sweep.csv, prim_sweep.md; %d entries unlike CUB\n", o.out.c_str(), failures);
+  return failures ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -714,6 +1068,7 @@ int main(int argc, char** argv) {
     std::printf("GPU: %s, %d SMs, L2 %d MB; commit %s; CUB %d\n", gpu.c_str(), prop.multiProcessorCount,
                 prop.l2CacheSize >> 20, o.commit.c_str(), CUB_VERSION);
     std::printf("device copy bandwidth (cudaMemcpy D2D 1 GiB, read+write): %.1f GB/s\n", copy_gbps);
+    if (o.sweep) return run_sweep(o, gpu, s);
     for (int lg = o.min_log2; lg <= o.max_log2; lg += 2) {
       const std::size_t n = std::size_t{1} << lg;
       if (o.scan) bench_scan(o, n, s);

@@ -107,7 +107,12 @@ struct run_config {
   bool all_devices = false;       // every usable GPU instead (found on the lanes' own threads)
   std::shared_ptr<gpu_lane_cache> gpu_lanes;  // lanes to take and give back; null: the run's own
   std::size_t top = 0;            // stats with histogram: code points in each report's top
-  std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host)
+  std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host;
+                                                    // decode's are a quarter: its output is 4 bytes a character)
+  std::optional<std::size_t> pieces_ahead;          // pieces in flight beyond the commit; none: the plan's
+  // A mapped file's pages leave the process behind the commit this many bytes at a time (each
+  // release stops every thread of the process for a moment); the page cache keeps them.
+  std::uint64_t release_bytes = std::uint64_t{64} << 20;
   std::size_t chunk_bytes = std::size_t{4} << 20;   // reads of a stream (pipe, standard input)
   read_method read = read_method::copy;
   // Inputs that start with a compressed format's magic number are read as the text they hold
@@ -135,6 +140,8 @@ struct run_plan {
   std::size_t gpu_batch_inputs = 1;
   std::uint64_t gpu_batch_bytes = 0;
   std::size_t ahead = 0;           // pieces in flight beyond the commit, in all
+  std::size_t small_ahead = 0;     // small inputs read whole in flight, at most
+  std::uint64_t release_bytes = 0; // a mapped file's pages leave the process this many at a time
   std::size_t open_inputs = 0;     // inputs open at once, at most
   read_method read = read_method::copy;
   bool pieces = true;              // false: the config needs every byte in one stream (error lists,

@@ -147,7 +147,7 @@ def arguments(argv: list) -> argparse.Namespace:
     ap.add_argument("--ab-args", default="", help="ab: more options for every benchmark it runs")
     ap.add_argument("--codec-args", default="", help="more bench_codec options for codec")
     ap.add_argument("--codec-rounds", type=int, default=3, help="codec_rounds: rounds of bench_codec (3)")
-    ap.add_argument("--prim-args", default="", help="more bench_prim options for prim")
+    ap.add_argument("--prim-args", default="", help="more bench_prim options for prim and prim_sweep")
     ap.add_argument("--columns-args", default="", help="more bench_columns options for columns (e.g. --no-pool)")
     ap.add_argument("--ncu", action="append", default=[], help="ncu: 'KERNEL_REGEX|SKIP|PROGRAM ARGS' (repeatable)")
     ap.add_argument("--nsys", action="append", default=[], help="nsys: 'PROGRAM ARGS' (repeatable)")

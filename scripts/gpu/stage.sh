@@ -12,7 +12,10 @@ bundle=${GUTF8_BUNDLE:-.device}
 GUTF8_BUILD_DIR=$build bash scripts/build.sh -DGUTF8_STATIC=ON -DGUTF8_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 "$@"
 rm -rf "$bundle" && mkdir -p "$bundle/tests" "$bundle/bench"
-[[ -x $build/gutf8 ]] && cp $build/gutf8 "$bundle/"
+# The CLI only when this build made it (its target is gutf8_cli; "gutf8" is the library): a binary left
+# from an earlier build would travel under this commit's name.
+targets=" ${GUTF8_TARGETS:-all} "
+if [[ -x $build/gutf8 && ( $targets == " all " || $targets == *" gutf8_cli "* ) ]]; then cp $build/gutf8 "$bundle/"; fi
 find $build/tests -maxdepth 1 -type f -executable -exec cp {} "$bundle/tests/" \;
 find $build/bench -maxdepth 1 -type f -executable -exec cp {} "$bundle/bench/" \;
 cp -L "$(ldconfig -p | awk '/libbenchmark.so.1/{print $NF; exit}')" "$bundle/bench/"

@@ -151,6 +151,14 @@ run_config invocation::engine_config(const stream_config& config, std::size_t to
   // The pages of big files are scanned in place; a file that shrinks meanwhile raises SIGBUS,
   // which shrunk_input_guard reports. GUTF8_NO_MAP copies them out instead, to compare and to test.
   rc.read = std::getenv("GUTF8_NO_MAP") == nullptr ? read_method::map : read_method::copy;
+  // Tuning knobs for benchmarks (bench/engine_knobs.py): pieces (before decode's quarter), a mapped
+  // file's release step, pieces in flight beyond the commit.
+  if (const char* bytes = std::getenv("GUTF8_PIECE_BYTES"))
+    rc.piece_bytes = parse_size(bytes, "GUTF8_PIECE_BYTES", min_chunk_size, max_chunk_size);
+  if (const char* release = std::getenv("GUTF8_RELEASE_BYTES"))
+    rc.release_bytes = parse_size(release, "GUTF8_RELEASE_BYTES", std::size_t{1} << 20, std::size_t{1} << 40);
+  if (const char* ahead = std::getenv("GUTF8_PIECES_AHEAD"))
+    rc.pieces_ahead = parse_size(ahead, "GUTF8_PIECES_AHEAD", 1, std::size_t{1} << 20);
   return rc;
 }
 

@@ -38,6 +38,7 @@ void fd_writer::write_through(std::span<const std::byte> data) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EPIPE) throw broken_pipe{};
+      if (errno == EFAULT) input_shrank();  // the bytes lay in a mapped input file's pages, now gone
       throw io_error("write error: " + error_text(errno));
     }
     data = data.subspan(static_cast<std::size_t>(n));

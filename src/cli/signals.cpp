@@ -20,15 +20,17 @@ extern "C" void on_terminating_signal(int sig) {
   std::raise(sig);
 }
 
-extern "C" void on_shrunk_input(int) {
+extern "C" void on_shrunk_input(int) { input_shrank(); }
+
+}  // namespace
+
+void input_shrank() noexcept {
   // Only async-signal-safe calls: unlink, write, _exit.
   if (const char* path = temporary_path.exchange(nullptr)) ::unlink(path);
   static constexpr char message[] = "gutf8: an input file shrank while it was read\n";
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
   ::_exit(3);
 }
-
-}  // namespace
 
 shrunk_input_guard::shrunk_input_guard() noexcept : previous_{} {
   struct sigaction action {};

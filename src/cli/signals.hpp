@@ -18,6 +18,10 @@ void unregister_temporary() noexcept;
 // While it lives (the CLI maps input files, cli/mapped_input.hpp): SIGBUS, which is how a
 // read of a mapped page past a file's new end shows, removes the temporary, prints
 // "gutf8: an input file shrank while it was read" and exits with status 3.
+// What the guard does on SIGBUS: also where a write of output that lies in a mapped input file
+// (the engine hands valid repairs over in place) fails with EFAULT because the file shrank.
+[[noreturn]] void input_shrank() noexcept;
+
 class shrunk_input_guard {
  public:
   shrunk_input_guard() noexcept;

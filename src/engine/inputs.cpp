@@ -159,7 +159,7 @@ opened_input open_regular(descriptor fd, std::uint64_t base, std::uint64_t size,
     return o;
   }
   o.shape = job_shape::pieces;
-  auto in = std::make_unique<random_input>(std::move(fd), base, plan_of(total, plan), plan.read);
+  auto in = std::make_unique<random_input>(std::move(fd), base, plan_of(total, plan), plan.read, plan.release_bytes);
   o.pieces = in->plan().count();
   o.in = std::move(in);
   return o;
@@ -206,8 +206,9 @@ std::vector<std::uint64_t> histogram_parts::sum() const {
 random_input::random_input(std::span<const std::uint8_t> memory, const piece_plan& plan)
     : plan_(plan), bytes_(memory.data()) {}
 
-random_input::random_input(descriptor fd, std::uint64_t base, const piece_plan& plan, read_method read)
-    : plan_(plan), fd_(std::move(fd)), base_(base) {
+random_input::random_input(descriptor fd, std::uint64_t base, const piece_plan& plan, read_method read,
+                           std::uint64_t release_step)
+    : plan_(plan), fd_(std::move(fd)), base_(base), release_step_(std::max<std::uint64_t>(release_step, 1)) {
   if (read == read_method::map) {
     map_ = mapped_range::map(fd_.get(), base_, plan_.total);
     if (map_) bytes_ = map_->at(0);
@@ -274,8 +275,8 @@ lines_before random_input::count_lines(std::uint64_t end, std::size_t unit, unsi
 }
 
 void random_input::release_before(std::uint64_t end) {
-  if (!map_ || end < released_ + release_step + piece_lead) return;
-  const std::uint64_t upto = (end - piece_lead) / release_step * release_step;  // a later window reads 3 bytes back
+  if (!map_ || end < released_ + release_step_ + piece_lead) return;
+  const std::uint64_t upto = (end - piece_lead) / release_step_ * release_step_;  // a later window reads 3 bytes back
   map_->release(released_, upto - released_);
   released_ = upto;
 }

@@ -45,13 +45,16 @@ class descriptor {
 class random_input final : public job_input {
  public:
   random_input(std::span<const std::uint8_t> memory, const piece_plan& plan);
-  random_input(descriptor fd, std::uint64_t base, const piece_plan& plan, read_method read);
+  // release_step: see release_before.
+  random_input(descriptor fd, std::uint64_t base, const piece_plan& plan, read_method read, std::uint64_t release_step);
   ~random_input() override;
 
   [[nodiscard]] const piece_plan& plan() const noexcept { return plan_; }
   // The run's window [run.window_begin(plan), run.window_end(plan)): in place (memory, a map of
   // the file) or copied into scratch. Throws io_failure when the file shrank.
   const std::uint8_t* window(const piece_run& run, std::vector<std::uint8_t>& scratch) const;
+  // Whether windows are in place (memory, a map), and so stay readable until the input ends.
+  [[nodiscard]] bool in_place() const noexcept { return bytes_ != nullptr; }
   // Fills buffer with the input's bytes from `at`, on `threads` threads (a GPU lane's fill).
   void read(std::span<std::uint8_t> buffer, std::uint64_t at, unsigned threads) const;
   // The lines of the input's first `end` bytes: what placing the first error needs when the pieces
@@ -63,7 +66,6 @@ class random_input final : public job_input {
   // release_step), so that its resident memory stays bounded whatever the file's size; the page
   // cache keeps them.
   void release_before(std::uint64_t end);
-  static constexpr std::uint64_t release_step = std::uint64_t{64} << 20;
 
  private:
   void read_once(std::span<std::uint8_t> buffer, std::uint64_t at) const;
@@ -73,6 +75,7 @@ class random_input final : public job_input {
   std::uint64_t base_ = 0;
   const std::uint8_t* bytes_ = nullptr;  // memory, or the whole file mapped; null: pread
   std::optional<mapped_range> map_;
+  std::uint64_t release_step_ = 0;
   std::uint64_t released_ = 0;  // the map's bytes before this have left the process
 };
 

@@ -31,7 +31,8 @@ std::size_t open_input_budget(unsigned workers) {
 }
 
 std::string mib(std::uint64_t bytes) {
-  return bytes % (std::uint64_t{1} << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+  if (bytes % (std::uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return bytes % 1024 == 0 ? std::to_string(bytes >> 10) + " KiB" : std::to_string(bytes) + " bytes";
 }
 
 }  // namespace
@@ -53,8 +54,11 @@ run_plan plan_run(const run_config& config) {
     if (p.all_devices) p.devices.clear();
     p.lanes_per_gpu = internal::output_width(op) == 0 ? 3 : 2;  // outputs are page-locked: two lanes
   }
-  p.piece_bytes = std::max<std::uint64_t>(config.piece_bytes / 4 * 4, min_bytes);
-  p.whole_bytes = p.piece_bytes;
+  p.whole_bytes = std::max<std::uint64_t>(config.piece_bytes / 4 * 4, min_bytes);
+  // Decode writes 4 bytes a character: its pieces are a quarter of the others, so that a piece's
+  // output stays in the worker's cache until its next piece overwrites it, rather than in DRAM.
+  const std::uint64_t scale = op == operation::decode ? 4 : 1;
+  p.piece_bytes = std::max<std::uint64_t>(config.piece_bytes / scale / 4 * 4, min_bytes);
   p.chunk_bytes = config.chunk_bytes;
   p.gpu_run_bytes = internal::output_width(op) == 0 ? std::uint64_t{64} << 20 : std::uint64_t{16} << 20;
   p.pieces = sc.max_listed_errors == 0 && sc.form == text_form::utf32le && !sc.bom;
@@ -65,6 +69,7 @@ run_plan plan_run(const run_config& config) {
     p.gpu_batch_bytes = std::uint64_t{4} << 20;
   }
   p.read = config.read;
+  p.release_bytes = config.release_bytes;
   p.decompress = config.decompress;
   // UTF-32 input cannot be cut where parts end (its values sit at multiples of 4 of the whole text);
   // GPU lanes take parts where they decompress zstd frames on the GPU (engine/gpu_parts.hpp), else
@@ -75,7 +80,12 @@ run_plan plan_run(const run_config& config) {
   if (p.output.format != compression::none) (void)internal::output_packer(p.output).empty();
   const std::uint64_t run_pieces = std::max<std::uint64_t>(1, p.gpu_run_bytes / p.piece_bytes);
   const std::size_t gpus = p.all_devices ? max_gpus : p.devices.size();
-  p.ahead = 2 * std::size_t{p.cpu_workers} + 4 + gpus * p.lanes_per_gpu * 2 * run_pieces;
+  const std::size_t lanes_ahead = gpus * p.lanes_per_gpu * 2 * run_pieces;
+  p.small_ahead = 8 * (2 * std::size_t{p.cpu_workers} + 4 + lanes_ahead);
+  // A piece in flight without output holds no memory: a wide window keeps the workers going while
+  // the committing thread is held (releasing a map's pages takes milliseconds) or off its core.
+  const std::size_t per_worker = internal::output_width(op) == 0 ? 8 : 2;
+  p.ahead = config.pieces_ahead.value_or(per_worker * std::size_t{p.cpu_workers} + 4 + lanes_ahead);
   p.open_inputs = open_input_budget(p.cpu_workers);
   return p;
 }

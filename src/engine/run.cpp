@@ -108,9 +108,10 @@ class job_commit {
     if (r.edges) seams_.after(*r.edges);
     bytes_ += consumed;
     gpu_bytes_ += r.gpu ? consumed : 0;
-    if (auto* pieces = dynamic_cast<random_input*>(j.in.get())) pieces->release_before(bytes_);
     report_.bytes += consumed;
     const bool go_on = emit(j, r.output);
+    // After the emit: a valid piece's repair is emitted from the pages it lies in.
+    if (auto* pieces = dynamic_cast<random_input*>(j.in.get())) pieces->release_before(bytes_);
     run_.work.committed(r.run);
     observer_.progress(report_.bytes);
     return go_on;
@@ -258,7 +259,7 @@ run_report run_engine(std::span<const input> inputs, const run_config& config, r
   const unsigned cpu_count = tuning.cpu_workers.value_or(plan.cpu_workers);
   const bool force = tuning.force_gpus;
   // Small inputs: eight to a piece's budget, each at most a 32nd of a piece.
-  board b(inputs.size(), board_limits{plan.ahead, plan.open_inputs, 8 * plan.ahead, plan.piece_bytes / 32}, 0, 0);
+  board b(inputs.size(), board_limits{plan.ahead, plan.open_inputs, plan.small_ahead, plan.whole_bytes / 32}, 0, 0);
   run_context ctx{config, plan, inputs, b, tuning.hooks,
                   [&](std::uint64_t bytes) { return force || model.gpus_join(op, bytes, cpu_count); }};
   std::vector<cpu_worker*> cpus;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -92,11 +93,14 @@ class cpu_worker final : public worker {
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
 
  private:
+  std::optional<run_result> valid_in_place(const random_input& in, const piece_run& run, const std::uint8_t* window);
+
   worker_traits traits_;
   std::unique_ptr<block_processor> processor_;
   std::unique_ptr<output_pool> piece_outputs_, chunk_outputs_;
   std::unique_ptr<part_worker> parts_;  // compressed files' parts
   std::vector<std::uint8_t> scratch_;
+  std::uint32_t backoff_ = 0, untried_ = 0;  // repair pieces not tried in place (valid_in_place)
   std::uint64_t bytes_ = 0;
 };
 

@@ -225,6 +225,7 @@ TEST(EngineBatch, SmallInputsInBatchesEqualEachAlone) {
     plan.gpu_batch_inputs = most;
     plan.gpu_batch_bytes = budget;
     plan.ahead = 96;
+    plan.small_ahead = 8 * 96;
     t.plan = plan;
     t.cpu_workers = 2;
     auto log = std::make_shared<batch_log>();

@@ -416,9 +416,10 @@ TEST(Engine, FatalFailureKeepsTheOutputBeforeIt) {
     return w;
   };
   kept_run kept;
+  const run_config config = config_for(operation::decode, error_policy::replace, 1000);
+  const std::uint64_t piece = plan_run(config).piece_bytes;  // decode's: a quarter of the config's
   try {
-    internal::run_engine(std::vector{input::file(f0.path()), input::file(f.path())},
-                         config_for(operation::decode, error_policy::replace, 256), kept, t);
+    internal::run_engine(std::vector{input::file(f0.path()), input::file(f.path())}, config, kept, t);
     ADD_FAILURE() << "the planted failure did not end the run";
   } catch (const error& e) {
     EXPECT_EQ(e.code(), errc::device_failure);
@@ -427,7 +428,7 @@ TEST(Engine, FatalFailureKeepsTheOutputBeforeIt) {
   EXPECT_TRUE(same(got_of(kept, 0), one_shot(operation::decode, error_policy::replace, first)));
   const outcome before = one_shot(operation::decode, error_policy::replace,
                                   in.substr(0, internal::unit_start_at_or_after(
-                                                   reinterpret_cast<const std::uint8_t*>(in.data()), 10 * 256,
+                                                   reinterpret_cast<const std::uint8_t*>(in.data()), 10 * piece,
                                                    in.size(), false)));
   EXPECT_TRUE(same_bytes(kept.by_input[1].out, before.out));
   EXPECT_FALSE(kept.by_input[1].report);

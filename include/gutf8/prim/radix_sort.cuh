@@ -58,7 +58,7 @@ cudaError_t sort_dispatch(void* d_temp, std::size_t& temp_bytes, const K* ki, K*
     case sort_algorithm::digit:
       return digit_sort<K, V, HasValues>(d_temp, temp_bytes, ki, ko, vi, vo, n, begin_bit, end_bit, s);
     case sort_algorithm::onesweep:
-      return onesweep_sort<K, V, HasValues>(d_temp, temp_bytes, ki, ko, vi, vo, n, begin_bit, end_bit, s);
+      return onesweep_sort_default<K, V, HasValues>(d_temp, temp_bytes, ki, ko, vi, vo, n, begin_bit, end_bit, s);
     case sort_algorithm::cub: {
       if (n > 0x7fffffffu) return cudaErrorInvalidValue;
       if (d_temp != nullptr && n == 0) return cudaSuccess;

@@ -53,6 +53,20 @@ def prim(ctx: Context) -> Outcome:
                    details="```\n" + (headline.group(0) if headline else tail(step.log)) + "```\n")
 
 
+@part("prim_sweep", cap=240, needs=("bench/bench_prim",),
+      help="bench_prim --sweep: every scan and pair-sort tuning candidate beside CUB and Thrust, 2^20..2^28 (--prim-args)")
+def prim_sweep(ctx: Context) -> Outcome:
+    step = ctx.run("prim_sweep", [ctx.path("bench/bench_prim"), "--sweep", "--out", ctx.out, "--commit", commit_of(ctx),
+                                  *shlex.split(ctx.options.get("prim_args", ""))], 240)
+    lines = [line for line in step.text().splitlines() if re.match(r"(scan|sort) ", line) or line.startswith("sweep:")]
+    mismatches = sum("MISMATCH" in line for line in lines)
+    files = "prim_sweep.csv, prim_sweep.md" if (ctx.out / "prim_sweep.csv").exists() else "no prim_sweep.csv"
+    limit = " (time limit: --prim-args '--only scan' or '--runs 10')" if step.timed_out else ""
+    return Outcome("prim_sweep", "pass" if step.ok and mismatches == 0 else "fail",
+                   f"rc {step.rc}{limit}, {mismatches} sizes with entries unlike CUB; {files}",
+                   details="```\n" + ("\n".join(lines) or tail(step.log)) + "\n```\n")
+
+
 @part("cpu_codec", cap=200, gpu=False, needs=("bench/bench_cpu_codec",), help="bench_cpu_codec on this host (median of 5; GUTF8_CPU_ISA picks a lower ISA)")
 def cpu_codec(ctx: Context) -> Outcome:
     out = ctx.out / "cpu_codec.json"

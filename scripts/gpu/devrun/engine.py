@@ -82,6 +82,23 @@ def host_engine(ctx: Context) -> Outcome:
                    details="```\n" + tail(step.log, 40) + "\n```\n")
 
 
+@part("engine_knobs", cap=300, gpu=False, needs=("gutf8",),
+      help="bench/engine_knobs.py: the big-file knobs (pieces in flight, release step, decode's pieces) beside simdutf, 2 GiB, 16, 14 and 1 threads")
+def engine_knobs(ctx: Context) -> Outcome:
+    simdutf = peer(ctx, "simdutf_files")
+    workers = os.cpu_count() or 16
+    args = [sys.executable, "bench/engine_knobs.py", "--gutf8", ctx.bundle / "gutf8", "--simdutf", simdutf or "",
+            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"), "--sizes", "2G",
+            "--threads", f"{workers},{max(workers - 2, 1)},1", "--reps", ctx.options.get("reps", "5"),
+            "--ahead", f"{2 * workers + 4},{32 * workers + 4}", "--release", "16M,512M", "--decode-pieces", "8M,1M,512K",
+            "--out", ctx.out / "engine_knobs.csv"]
+    step = ctx.run("engine_knobs", args, 280)
+    return Outcome("engine_knobs", "pass" if step.ok else "fail",
+                   f"rc {step.rc}{' (time limit)' if step.timed_out else ''}; engine_knobs.csv"
+                   + ("" if simdutf else "; no simdutf peer: its rows left out"),
+                   details="```\n" + tail(step.log, 60) + "\n```\n")
+
+
 @part("compress_engine", cap=580, gpu=False, needs=("gutf8",), tools=("zstd", "gzip"))
 def compress_engine(ctx: Context) -> Outcome:
     """bench/compress_engine.py: compressed shards and frames through the engine beside zstd and gzip (--size)."""

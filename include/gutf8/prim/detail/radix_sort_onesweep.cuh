@@ -23,8 +23,9 @@
 
 #include "block_scan.cuh"
 #include "common.cuh"
-#include "tuning.cuh"
 #include "radix_tile.cuh"
+#include "sort_tuning.cuh"
+#include "tuning.cuh"
 
 namespace gutf8::prim::detail {
 
@@ -118,15 +119,14 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
-// One block per digit position: exclusive scan of its 256 bins, in place.
-__global__ void __launch_bounds__(onesweep_bins) onesweep_bin_scan_kernel(unsigned* hist) {
-  __shared__ block_scan<unsigned, onesweep_bins>::storage st;
-  unsigned* h = hist + blockIdx.x * onesweep_bins;
+// One block per digit position: exclusive scan of its Bins bins, in place (a template, so that
+// several translation units of one program may include this header).
+template <int Bins>
+__global__ void __launch_bounds__(Bins) onesweep_bin_scan_kernel(unsigned* hist) {
+  __shared__ typename block_scan<unsigned, Bins>::storage st;
+  unsigned* h = hist + blockIdx.x * Bins;
   unsigned total;
-  struct add {
-    __device__ unsigned operator()(unsigned a, unsigned b) const { return a + b; }
-  };
-  h[threadIdx.x] = block_scan<unsigned, onesweep_bins>(st).exclusive(h[threadIdx.x], 0u, add{}, total);
+  h[threadIdx.x] = block_scan<unsigned, Bins>(st).exclusive(h[threadIdx.x], 0u, plus_op{}, total);
 }
 
 template <int Window = 1>
@@ -234,7 +234,8 @@ __device__ __forceinline__ unsigned shared_add_if(bool pred, unsigned* addr, uns
   return old;
 }
 
-template <class K, class V, bool HasValues, int Threads, int Items>
+// ValuesEarly: values are loaded before the look-back (sort_tuning.cuh), else after it.
+template <class K, class V, bool HasValues, int Threads, int Items, bool ValuesEarly = true, bool StreamIn = false>
 struct onesweep_tile {
   static constexpr int bins = onesweep_bins;
   static constexpr int warps = Threads / warp_threads;
@@ -258,6 +259,12 @@ struct onesweep_tile {
     unsigned tid, lane, warp_base, valid;
     __device__ __forceinline__ bool in_tile(int i) const { return Full || warp_base + i * warp_threads + lane < valid; }
   };
+  // An input word, read once a pass: evict-first where StreamIn.
+  template <class U>
+  __device__ __forceinline__ static U load_in(const U* p) {
+    if constexpr (StreamIn) return __ldcs(p);
+    else return *p;
+  }
   __device__ __forceinline__ static unsigned pos_of(const unsigned (&pos2)[Items / 2], int i) {
     return (pos2[i / 2] >> (16 * (i % 2))) & 0xffffu;
   }
@@ -279,7 +286,7 @@ struct onesweep_tile {
   __device__ __forceinline__ static void load_keys(place<Full> at, const K* src, unsigned* hist,
                                                    K (&key)[Items]) {
 #pragma unroll
-    for (int i = 0; i < Items; ++i) key[i] = at.in_tile(i) ? src[i * warp_threads] : K(0);
+    for (int i = 0; i < Items; ++i) key[i] = at.in_tile(i) ? load_in(src + i * warp_threads) : K(0);
     auto* h4 = reinterpret_cast<uint4*>(hist);
     for (unsigned i = at.tid; i < warps * bins / 4; i += Threads) h4[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
@@ -349,14 +356,18 @@ struct onesweep_tile {
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (at.in_tile(i)) skeys[pos_of(pos2, i)] = key[i];
-    if constexpr (HasValues) {
-      const V* src = vals_in + tile_base + at.warp_base + at.lane;
+    const auto load_values = [&] {
+      if constexpr (HasValues) {
+        const V* src = vals_in + tile_base + at.warp_base + at.lane;
 #pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (at.in_tile(i)) val[i] = src[i * warp_threads];
-    }
+        for (int i = 0; i < Items; ++i)
+          if (at.in_tile(i)) val[i] = load_in(src + i * warp_threads);
+      }
+    };
+    if constexpr (HasValues && ValuesEarly) load_values();
     if (at.tid < bins) global_base[at.tid] = offsets.offset(at.tid, count) - start;
     if constexpr (HasValues) {
+      if constexpr (!ValuesEarly) load_values();
       auto* svals = reinterpret_cast<V*>(smem + region);
 #pragma unroll
       for (int i = 0; i < Items; ++i)
@@ -412,8 +423,19 @@ struct onesweep_tile {
   }
 };
 
+template <class P>
+constexpr bool onesweep_values_early() {
+  if constexpr (requires { P::values_early; }) return P::values_early;
+  else return true;
+}
+template <class P>
+constexpr bool onesweep_stream_in() {
+  if constexpr (requires { P::stream_in; }) return P::stream_in;
+  else return false;
+}
 template <class K, class V, bool HasValues, class P>
-using onesweep_tile_t = onesweep_tile<K, V, HasValues, P::threads, P::items>;
+using onesweep_tile_t =
+    onesweep_tile<K, V, HasValues, P::threads, P::items, onesweep_values_early<P>(), onesweep_stream_in<P>()>;
 
 template <class K, class V, bool HasValues, class P>
 __global__ void __launch_bounds__(P::threads, P::min_blocks)
@@ -461,7 +483,7 @@ cudaError_t onesweep_histograms(const K* keys_in, std::size_t n, unsigned* hist,
         keys_in, n, hist, begin_bit, end_bit, passes, is_aligned(keys_in, 16));
     GUTF8_PRIM_LAUNCHED();
   }
-  onesweep_bin_scan_kernel<<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
+  onesweep_bin_scan_kernel<onesweep_bins><<<static_cast<unsigned>(passes), onesweep_bins, 0, stream>>>(hist);
   GUTF8_PRIM_LAUNCHED();
   return cudaSuccess;
 }
@@ -500,6 +522,41 @@ cudaError_t onesweep_sort(void* d_temp, std::size_t& temp_bytes, const K* keys_i
         }
         return cudaSuccess;
       });
+}
+
+// The default: for u32 keys with 4-byte values the shape of n's band (sort_pairs_default_bands_u32),
+// else onesweep_policy<K>.
+template <class K, class V, bool HasValues>
+cudaError_t onesweep_sort_default(void* d_temp, std::size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                  const V* vals_in, V* vals_out, std::size_t n, int begin_bit, int end_bit,
+                                  cudaStream_t stream) {
+  if constexpr (HasValues && sizeof(K) == 4 && sizeof(V) == 4) {
+    cudaError_t e = cudaErrorInvalidValue;
+    with_band<sort_pairs_default_bands_u32>(n, [&](auto band) {
+      e = onesweep_sort<K, V, true, typename decltype(band)::type::shape>(d_temp, temp_bytes, keys_in, keys_out,
+                                                                          vals_in, vals_out, n, begin_bit, end_bit,
+                                                                          stream);
+    });
+    return e;
+  } else {
+    return onesweep_sort<K, V, HasValues>(d_temp, temp_bytes, keys_in, keys_out, vals_in, vals_out, n, begin_bit,
+                                          end_bit, stream);
+  }
+}
+
+// Candidate `index` of sort_pairs_candidates_u32 (bench_prim --sweep, the tests);
+// cudaErrorInvalidValue past the last.
+template <class V>
+cudaError_t onesweep_pairs_candidate(std::size_t index, void* d_temp, std::size_t& temp_bytes,
+                                     const std::uint32_t* keys_in, std::uint32_t* keys_out, const V* vals_in,
+                                     V* vals_out, std::size_t n, int begin_bit, int end_bit, cudaStream_t stream) {
+  static_assert(sizeof(V) == 4, "the candidates are shapes for 4-byte values");
+  cudaError_t e = cudaErrorInvalidValue;
+  with_type<sort_pairs_candidates_u32>(index, [&](auto tag) {
+    e = onesweep_sort<std::uint32_t, V, true, typename decltype(tag)::type>(
+        d_temp, temp_bytes, keys_in, keys_out, vals_in, vals_out, n, begin_bit, end_bit, stream);
+  });
+  return e;
 }
 
 }  // namespace gutf8::prim::detail
