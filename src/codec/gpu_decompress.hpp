@@ -24,6 +24,8 @@ struct gpu_frame {
   std::size_t bytes = 0;       // its size, header to last block
   std::size_t text_bytes = 0;  // its header's content size
   bool checksum = false;       // it ends with its text's XXH64 (low 4 bytes), which is verified
+  std::size_t text_bound = 0;  // the most text its blocks can hold, whatever its header says: the
+                               // room it is decompressed into, so that a lying header overruns nothing
 };
 
 class gpu_zstd {
@@ -32,6 +34,9 @@ class gpu_zstd {
   // Uploads `compressed` (page-locked memory goes by DMA) and decompresses the frames into one text
   // on the device, back to back in their order. False when a frame's verdict is not ok (its status,
   // a size other than its header's, a checksum that differs): the text is then not to be used.
+  // Throws device_failure where the batch does not finish by a deadline drawn from its size (nvCOMP
+  // spins on some corrupt frames): the GPU is then given up for the process (nothing on it is waited
+  // for or freed again), and the caller fails as on any GPU fault.
   virtual bool decompress(std::span<const std::uint8_t> compressed, std::span<const gpu_frame> frames) = 0;
   // The text's bytes from `at` on processed as rq asks (rq.data is not read: the text is the data).
   virtual block_result process(std::size_t at, const block_request& rq) = 0;

@@ -144,7 +144,7 @@ std::optional<member_extent> zstd_frame_extent(const random_reader& read, std::u
   member_extent e{*end + (h.checksumFlag ? checksum_size : 0) - at, std::nullopt};
   e.checksum = h.checksumFlag != 0;
   if (h.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) e.text_size = h.frameContentSize;
-  else e.text_bound = blocks * std::min<std::uint64_t>(ZSTD_BLOCKSIZE_MAX, h.windowSize);
+  e.text_bound = blocks * std::min<std::uint64_t>(ZSTD_BLOCKSIZE_MAX, h.windowSize);
   return e;
 }
 

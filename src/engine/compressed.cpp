@@ -42,6 +42,8 @@ bool joins(const compress::part& a, const compress::part& b, std::uint64_t chunk
   if (a.holds != compress::layout::members || b.holds != compress::layout::members) return false;
   if (gpu_run_bytes != 0 && a.text_size && b.text_size)  // a GPU lane's run: it holds text and bytes
     return *a.text_size + *b.text_size <= gpu_run_bytes && a.size + b.size <= gpu_run_bytes;
+  // A frame of unknown text joined to frames of known text would send them all to the CPU decoder.
+  if (gpu_run_bytes != 0 && (a.text_size.has_value() || b.text_size.has_value())) return false;
   if (!output) return a.size + b.size <= chunk_bytes / 4;
   const std::optional<std::uint64_t> ta = a.most_text(), tb = b.most_text();
   return ta && tb && *ta + *tb <= chunk_bytes && a.size + b.size <= chunk_bytes;

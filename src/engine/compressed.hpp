@@ -79,7 +79,7 @@ class compressed_input final : public job_input {
   // The next part in file order, small ones grouped: up to a chunk of text (with output, where the
   // text is known) or a quarter chunk of compressed bytes (without), or, for GPU lanes that decompress
   // zstd frames (gpu_run_bytes != 0), frames of known text up to gpu_run_bytes of text and of
-  // compressed bytes; none after the last.
+  // compressed bytes (a frame of unknown text never joins one of known text); none after the last.
   std::optional<compress::part> next_part(std::uint64_t chunk_bytes, bool output, std::uint64_t gpu_run_bytes = 0);
   // Every part was read: a descriptor's offset is left at the input's end.
   void read_all() const;

@@ -106,7 +106,8 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
     if (!e || (!e->skippable && (!e->text_size || *e->text_size > most_frame_text))) return false;
     if (!e->skippable)
       frames.push_back(gpu_frame{static_cast<std::size_t>(at), static_cast<std::size_t>(e->size),
-                                 static_cast<std::size_t>(*e->text_size), e->checksum});
+                                 static_cast<std::size_t>(*e->text_size), e->checksum,
+                                 static_cast<std::size_t>(std::max(*e->text_size, e->text_bound.value_or(0)))});
     at += e->size;
   }
   return true;

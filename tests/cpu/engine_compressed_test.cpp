@@ -321,7 +321,7 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   for (const std::size_t n : sizes) {
     const bool checksum = n % 2 == 1;
     const auto f = zstd_frame(n, true, checksum);
-    want.push_back({file.size(), f.size(), n, checksum});
+    want.push_back({file.size(), f.size(), n, checksum, 0});
     file.insert(file.end(), f.begin(), f.end());
     file.insert(file.end(), skip.begin(), skip.end());
   }
@@ -333,6 +333,8 @@ TEST(EngineGpuParts, FramesALaneTakes) {
     EXPECT_EQ(got[i].bytes, want[i].bytes) << i;
     EXPECT_EQ(got[i].text_bytes, want[i].text_bytes) << i;
     EXPECT_EQ(got[i].checksum, want[i].checksum) << i;
+    EXPECT_GE(got[i].text_bound, want[i].text_bytes) << i;  // its blocks' room, at least its text
+    EXPECT_LE(got[i].text_bound, 2 * want[i].text_bytes + (std::size_t{128} << 10)) << i;  // blocks of 128 KiB
   }
   const auto reader = [](const std::vector<std::uint8_t>& bytes) {
     return [&bytes](std::span<std::uint8_t> b, std::uint64_t at) { std::copy_n(bytes.begin() + std::ptrdiff_t(at), b.size(), b.begin()); };
@@ -359,6 +361,46 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
   EXPECT_FALSE(in::gpu_frames(cut, got));
+}
+
+// A GPU lane's runs group frames of known text only: in a file mixing frames with and without a
+// content size, every frame with one lies in a run of known text (which the lane decompresses on
+// the GPU), and a frame without one never joins it (that run goes to the CPU decoder).
+TEST(EngineGpuParts, RunsOfKnownTextStayApart) {
+  namespace in = gutf8::internal;
+  std::vector<std::uint8_t> file;
+  std::vector<std::pair<std::uint64_t, bool>> frames;  // offset, content size recorded
+  for (std::size_t i = 0; i < 23; ++i) {
+    const bool sized = i % 4 != 2 && i != 11;  // not: 2, 6, 10, 11 (two in a row), 14, 18, 22
+    const auto f = zstd_frame(1000 + 4099 * (i % 5), sized, i % 3 == 1);
+    frames.emplace_back(file.size(), sized);
+    file.insert(file.end(), f.begin(), f.end());
+  }
+  for (const std::uint64_t gpu_run_bytes : {std::uint64_t{0}, std::uint64_t{12000}, std::uint64_t{64} << 20}) {
+    in::compressed_input input(cz::format::zstd, {}, file);
+    std::uint64_t end = 0, known = 0;
+    while (const std::optional<cz::part> p = input.next_part(std::uint64_t{4} << 20, false, gpu_run_bytes)) {
+      EXPECT_EQ(p->offset, end);
+      end = p->offset + p->size;
+      std::size_t sized = 0, all = 0;
+      for (const auto& [at, s] : frames)
+        if (at >= p->offset && at < end) {
+          ++all;
+          sized += s ? 1 : 0;
+        }
+      if (gpu_run_bytes == 0) continue;  // the CPU's grouping: by compressed bytes alone
+      EXPECT_TRUE(sized == 0 || sized == all) << "part at " << p->offset;
+      EXPECT_EQ(p->text_size.has_value(), sized == all) << "part at " << p->offset;
+      if (all > 1) {
+        EXPECT_LE(p->text_size.value_or(0), gpu_run_bytes);
+      }
+      known += sized;
+    }
+    EXPECT_EQ(end, file.size());
+    if (gpu_run_bytes != 0) {
+      EXPECT_EQ(known, 16u);
+    }
+  }
 }
 
 // Under the CUDA backend, compressed files go in parts only where the GPU decompresses them.
