@@ -153,7 +153,7 @@ double device_rate(const bytes& text, const framed& f, const options& o, std::si
   std::vector<nv::zstd_frame> batch;
   for (std::size_t i = 0; i < f.frames.size(); ++i)
     batch.push_back({reinterpret_cast<const std::byte*>(d_in.data() + in_at[i]), f.frames[i].size(), f.text_size[i],
-                     f.text_at[i]});
+                     f.text_at[i], 0});  // libzstd's frames: their headers tell the truth
   auto* out = reinterpret_cast<std::byte*>(d_out.data());
   nv::decompress_zstd(nullptr, temp_bytes, batch, out, d_results.data(), s);
   gutf8::cuda::device_buffer<std::byte> d_temp(temp_bytes);

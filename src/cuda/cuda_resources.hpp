@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,12 +34,24 @@ inline void check(cudaError_t status, const char* context) {
 // After a kernel launch: launch-configuration errors surface through cudaGetLastError.
 inline void check_launch(const char* kernel_name) { check(cudaGetLastError(), kernel_name); }
 
+// Set once a kernel did not finish by its deadline (a GPU lane's nvCOMP batch on a corrupt frame):
+// cudaFree and cudaFreeHost wait for the whole device, so from then on memory is left to the
+// process's exit. Process-wide, as the CUDA context whose state it records.
+inline std::atomic<bool>& device_abandoned() noexcept {
+  static std::atomic<bool> abandoned{false};
+  return abandoned;
+}
+
 namespace detail {
 struct device_free {
-  void operator()(void* p) const noexcept { cudaFree(p); }
+  void operator()(void* p) const noexcept {
+    if (!device_abandoned().load(std::memory_order_relaxed)) cudaFree(p);
+  }
 };
 struct host_free {
-  void operator()(void* p) const noexcept { cudaFreeHost(p); }
+  void operator()(void* p) const noexcept {
+    if (!device_abandoned().load(std::memory_order_relaxed)) cudaFreeHost(p);
+  }
 };
 // Owns a CUDA handle (a pointer type) and destroys it with its runtime call.
 template <class Handle, cudaError_t (*Destroy)(Handle)>
@@ -152,7 +165,7 @@ class stream_buffer {
     if (ordered_)
       cudaFreeAsync(p_, stream_);
     else
-      cudaFree(p_);
+      detail::device_free{}(p_);
   }
   stream_buffer(stream_buffer&& o) noexcept
       : p_(std::exchange(o.p_, nullptr)), size_(o.size_), stream_(o.stream_), ordered_(o.ordered_) {}

@@ -89,7 +89,7 @@ class call_memory {
     bytes = std::max<std::size_t>(bytes, 1);
     if (!ordered_) {
       cuda::check(cudaMalloc(&p, bytes), "cudaMalloc (column result)");
-      return buffer(p, [](void* q) { cudaFree(q); });
+      return buffer(p, [](void* q) { cuda::detail::device_free{}(q); });
     }
     if (pool_ != nullptr)
       cuda::check(cudaMallocFromPoolAsync(&p, bytes, pool_, stream()), "cudaMallocFromPoolAsync (column result)");

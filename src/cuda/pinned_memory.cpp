@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/cuda_resources.hpp"
+
 namespace gutf8::internal {
 
 void* allocate_pinned(std::size_t bytes) noexcept {
@@ -16,7 +18,7 @@ void* allocate_pinned(std::size_t bytes) noexcept {
 }
 
 void free_pinned(void* p) noexcept {
-  if (p != nullptr) cudaFreeHost(p);
+  if (p != nullptr) cuda::detail::host_free{}(p);
 }
 
 bool register_host(const void* p, std::size_t bytes) noexcept {
@@ -27,6 +29,8 @@ bool register_host(const void* p, std::size_t bytes) noexcept {
   return false;
 }
 
-void unregister_host(const void* p) noexcept { cudaHostUnregister(const_cast<void*>(p)); }
+void unregister_host(const void* p) noexcept {
+  if (!cuda::device_abandoned().load(std::memory_order_relaxed)) cudaHostUnregister(const_cast<void*>(p));
+}
 
 }  // namespace gutf8::internal

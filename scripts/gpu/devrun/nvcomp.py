@@ -56,7 +56,7 @@ def nvcomp_bench(ctx: Context) -> Outcome:
 
 
 
-def zstd_inputs(ctx: Context, text: Path, size: int) -> dict:
+def zstd_inputs(ctx: Context, text: Path, size: int, only: tuple = ()) -> dict:
     """The benchmark's inputs, written once by the bundle's bench_nvcomp_zstd (the host has no zstd tool):
     name -> files. zstd -3 frames of 1 MiB without checksums in one file and in 64 shards, and with checksums
     (verified on the GPU) in one file: what the GPU lanes take; 64 shards of one frame each (frames of more
@@ -67,6 +67,8 @@ def zstd_inputs(ctx: Context, text: Path, size: int) -> dict:
              "64 shards, one frame each": ("single.zst", 0, 0, 64), "framed 1 MiB, checksums": ("checked.zst", 1 << 20, 1, 1)}
     inputs = {}
     for name, (file, frame, checksum, shards) in kinds.items():
+        if only and name not in only:
+            continue
         out = folder / file
         files = [out] if shards == 1 else [folder / f"{out.stem}-{k:03d}.zst" for k in range(shards)]
         if not all(f.exists() for f in files):
@@ -134,4 +136,88 @@ def nvcomp_engine(ctx: Context) -> Outcome:
                    " (target 3x)", details="```\n" + table + "```\n")
 
 
+# ---------------------------------------------------------------- landing the GPU lanes ----
+# Each test in a process of its own under a time limit (a frame that makes nvCOMP spin gives the GPU
+# up for its process; a frame the probe hands over anyway loses the CUDA context), memcheck over the
+# corrupt-frame cases, and gutf8 validate cpu against cuda at 1 GiB and 4 GiB.
+
+CORRUPT = "NvcompZstdCorrupt.*-NvcompZstdCorrupt.FlippedPayloadBytes:NvcompEngine.CorruptFramesFallBackToTheCpuReport"
+FLIPPED = "NvcompZstdCorrupt.FlippedPayloadBytes:NvcompEngine.FlippedPayloadBytes*"
+
+
+def test_names(ctx: Context) -> list[str]:
+    step = ctx.run("nvcomp_list", [ctx.path(PROGRAM), "--gtest_list_tests"], 30)
+    names, suite = [], ""
+    for line in step.text().splitlines():
+        if line and not line.startswith(" "):
+            suite = line.split()[0]
+        elif line.strip() and suite:
+            names.append(suite + line.split()[0])
+    return names
+
+
+@part("nvcomp_each", cap=210, needs=(PROGRAM,),
+      help="every gutf8_nvcomp_tests test in its own process under a 60 s limit: verdict and seconds")
+def nvcomp_each(ctx: Context) -> Outcome:
+    rows, failed = [], []
+    for name in test_names(ctx):
+        if ctx.limit(210) < 20:
+            rows.append([name, "budget", ""])
+            failed.append(name)
+            continue
+        step = ctx.run(f"each_{name.replace('.', '_')}", [ctx.path(PROGRAM), "--gtest_color=no",
+                                                          f"--gtest_filter={name}"], 60)
+        text = step.text()
+        verdict = ("time limit" if step.timed_out else "skipped" if "[  SKIPPED ]" in text and step.ok
+                   else "pass" if step.ok else f"fail rc {step.rc}")
+        said = re.findall(r"^(?:.*: a GPU failure: .*|frame \d+ with flipped bytes: .*|frame cut mid-block: .*|"
+                          r"\d+ corrupt frames passed .*|.*did not finish.*)$", text, re.M)
+        rows.append([name, verdict, f"{step.seconds:.1f}", "; ".join(said)[:160]])
+        if verdict.startswith("fail") or verdict == "time limit":
+            failed.append(name)
+    table = markdown_table(["test", "verdict", "s", "said"], rows)
+    (ctx.out / "nvcomp_each.md").write_text(table)
+    probe_only = all(n.startswith("NvcompZstdUnchecked.") for n in failed)  # the probe may lose the context
+    return Outcome("nvcomp_each", "pass" if probe_only and rows else "fail",
+                   f"{len(rows)} tests, failed: {', '.join(failed) or 'none'}", details="```\n" + table + "```\n")
+
+
+@part("nvcomp_memcheck_corrupt", cap=190, needs=(PROGRAM,), tools=("compute-sanitizer",),
+      help="compute-sanitizer memcheck over the corrupt-frame cases (flipped payload bytes apart)")
+def nvcomp_memcheck_corrupt(ctx: Context) -> Outcome:
+    word, clean = sanitize_one(ctx, "memcheck", "nvcomp_corrupt", ctx.path(PROGRAM),
+                               [f"--gtest_filter={CORRUPT}", "--gtest_color=no"], 120)
+    flipped, flipped_clean = sanitize_one(ctx, "memcheck", "nvcomp_flipped", ctx.path(PROGRAM),
+                                          [f"--gtest_filter={FLIPPED}", "--gtest_color=no"], 60)
+    return Outcome("nvcomp_memcheck_corrupt", "pass" if clean and flipped_clean else "fail",
+                   f"lying sizes, checksums, truncation, fuzz: {word}; flipped payload bytes: {flipped}")
+
+
+@part("nvcomp_e2e", cap=240, needs=("gutf8", "bench/bench_nvcomp_zstd"),
+      help="gutf8 validate --backend=cpu vs cuda on zstd files of 1 MiB frames, 1 GiB and 4 GiB of text")
+def nvcomp_e2e(ctx: Context) -> Outcome:
+    rows, agree = [], True
+    for size in (1 << 30, 4 << 30):
+        text = text_file(ctx, "mixed", size)
+        for name, files in zstd_inputs(ctx, text, size, ("framed 1 MiB", "64 shards of 1 MiB frames")).items():
+            if ctx.limit(240) < 40:
+                rows.append([f"{size >> 30} GiB", name, "budget", "", "", "", ""])
+                continue
+            cpu, _, cpu_rc = validate_seconds(ctx, f"e2e{size >> 30}_cpu", files, "cpu", 3)
+            cuda, said, cuda_rc = validate_seconds(ctx, f"e2e{size >> 30}_cuda", files, "cuda", 3)
+            agree = agree and cpu_rc == cuda_rc and cpu_rc in (0, 1)
+            ratio = cpu / cuda if cpu and cuda and cpu_rc == cuda_rc else None
+            rows.append([f"{size >> 30} GiB", name, rate(size, cpu), rate(size, cuda), f"{ratio:.2f}x" if ratio else "-",
+                         f"{cpu_rc}/{cuda_rc}", said.split("; ")[2] if said.count("; ") >= 2 else said])
+    table = (f"gutf8 validate of mixed text as zstd -3 frames of 1 MiB, page cache, median of 3 after a warm-up; "
+             f"machine {os.uname().nodename} ({os.cpu_count()} CPUs), commit {commit_of(ctx)}\n\n"
+             + markdown_table(["text", "input", "cpu GB/s", "cuda GB/s", "cuda / cpu", "exit cpu/cuda", "cuda --verbose"],
+                              rows))
+    (ctx.out / "nvcomp_e2e.md").write_text(table)
+    print(table, flush=True)
+    return Outcome("nvcomp_e2e", "pass" if agree and rows else "fail",
+                   "exit statuses agree" if agree else "exit statuses differ", details="```\n" + table + "```\n")
+
+
 group("nvcomp", ["nvcomp_tests", "nvcomp_memcheck", "nvcomp_probe", "nvcomp_bench", "nvcomp_engine"])
+group("nvcomp_landing", ["nvcomp_each", "nvcomp_e2e", "nvcomp_memcheck_corrupt"])

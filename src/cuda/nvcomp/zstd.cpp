@@ -5,6 +5,7 @@
 #include <nvcomp/zstd.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "cuda/cuda_resources.hpp"
 #include "cuda/nvcomp/error.hpp"
@@ -17,11 +18,11 @@ static_assert(sizeof(std::size_t) == sizeof(std::uint64_t) && sizeof(void*) == s
 
 constexpr std::size_t align256(std::size_t v) { return (v + 255) / 256 * 256; }
 
-// [frame pointers][output pointers][frame sizes][output sizes = content sizes][written][statuses]
-// [nvCOMP's temporary storage]; the first four are one host array uploaded at once.
+// [frame pointers][output pointers][frame sizes][output rooms][content sizes][written][statuses]
+// [nvCOMP's temporary storage]; the first five are one host array uploaded at once.
 struct temp_layout {
   std::size_t n;
-  std::size_t staged_bytes = 4 * n * sizeof(std::uint64_t);
+  std::size_t staged_bytes = 5 * n * sizeof(std::uint64_t);
   std::size_t written_offset = staged_bytes;
   std::size_t status_offset = written_offset + n * sizeof(std::size_t);
   std::size_t nvcomp_offset = align256(status_offset + n * sizeof(std::int32_t));
@@ -43,6 +44,10 @@ nvcompAlignmentRequirements_t alignments() {
   return a;
 }
 
+// nvCOMP's output room for the frame: scratch is sized by it too, so a frame whose text outgrows
+// its header's size still fits what nvCOMP planned for.
+std::size_t room_of(const zstd_frame& f) { return std::max(f.room, f.text_bytes); }
+
 bool aligned(const void* p, std::size_t alignment) {
   return reinterpret_cast<std::uintptr_t>(p) % std::max<std::size_t>(alignment, 1) == 0;
 }
@@ -53,12 +58,12 @@ batch_shape shape_of(std::span<const zstd_frame> frames, const std::byte* d_out)
   batch_shape s;
   for (const zstd_frame& f : frames) {
     if (f.d_data == nullptr || f.bytes == 0 || f.bytes > nvcompZstdDecompressionMaxAllowedChunkSize ||
-        f.text_bytes > nvcompZstdDecompressionMaxAllowedChunkSize)
+        room_of(f) > nvcompZstdDecompressionMaxAllowedChunkSize)
       throw error(errc::invalid_argument, "nvcomp::decompress_zstd: a frame's sizes are out of nvCOMP's range");
     if (!aligned(f.d_data, a.input) || (d_out != nullptr && !aligned(d_out + f.out_offset, a.output)))
       throw error(errc::invalid_argument, "nvcomp::decompress_zstd: a frame or its text is not aligned for nvCOMP");
-    s.max_text = std::max(s.max_text, f.text_bytes);
-    s.total_text += f.text_bytes;
+    s.max_text = std::max(s.max_text, room_of(f));
+    s.total_text += room_of(f);
   }
   s.total_text = std::max<std::size_t>(s.total_text, 1);
   return s;
@@ -72,15 +77,16 @@ std::size_t nvcomp_temp_bytes(std::size_t n, const batch_shape& s, cudaStream_t 
   return bytes;
 }
 
-// The four input arrays, as nvCOMP reads them, in one host buffer.
+// The four input arrays, as nvCOMP reads them, and the content sizes, in one host buffer.
 std::vector<std::uint64_t> staged_arrays(std::span<const zstd_frame> frames, std::byte* d_out) {
   const std::size_t n = frames.size();
-  std::vector<std::uint64_t> words(4 * n);
+  std::vector<std::uint64_t> words(5 * n);
   for (std::size_t i = 0; i < n; ++i) {
     words[i] = reinterpret_cast<std::uintptr_t>(frames[i].d_data);
     words[n + i] = reinterpret_cast<std::uintptr_t>(d_out + frames[i].out_offset);
     words[2 * n + i] = frames[i].bytes;
-    words[3 * n + i] = frames[i].text_bytes;
+    words[3 * n + i] = room_of(frames[i]);
+    words[4 * n + i] = frames[i].text_bytes;
   }
   return words;
 }
@@ -116,7 +122,25 @@ void decompress_zstd(void* d_temp, std::size_t& temp_bytes, std::span<const zstd
             reinterpret_cast<void* const*>(l.words(d_temp, 1)), nvcompBatchedZstdDecompressDefaultOpts, d_status,
             stream),
         "nvcompBatchedZstdDecompressAsync");
-  fold_verdicts(reinterpret_cast<const std::int32_t*>(d_status), d_written, l.words(d_temp, 3), n, d_results, stream);
+  fold_verdicts(reinterpret_cast<const std::int32_t*>(d_status), d_written, l.words(d_temp, 4), n, d_results, stream);
+}
+
+std::chrono::steady_clock::time_point batch_deadline(std::size_t compressed_bytes) {
+  constexpr double seconds = 2.0, bytes_per_second = 0.5e9;
+  const std::chrono::duration<double> wait(seconds + static_cast<double>(compressed_bytes) / bytes_per_second);
+  return std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait);
+}
+
+bool completes_by(cudaEvent_t done, std::chrono::steady_clock::time_point deadline) {
+  auto pause = std::chrono::microseconds(10);
+  for (;;) {
+    const cudaError_t status = cudaEventQuery(done);
+    if (status == cudaSuccess) return true;
+    if (status != cudaErrorNotReady) cuda::raise(status, "nvCOMP batch");
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(200));  // a batch's end is seen within 0.2 ms
+  }
 }
 
 std::vector<std::size_t> failed_frames(std::span<const frame_result> results) {

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -25,6 +26,7 @@ struct zstd_frame {
   std::size_t bytes = 0;              // compressed size
   std::size_t text_bytes = 0;         // its header's frame content size (checked by the CPU)
   std::size_t out_offset = 0;         // where its text starts in the batch's output buffer
+  std::size_t room = 0;               // the output nvCOMP may write (at least text_bytes; 0: text_bytes)
 };
 
 enum class frame_verdict : std::uint32_t {
@@ -42,8 +44,11 @@ struct frame_result {
 };
 static_assert(sizeof(frame_result) == 16);
 
-// Decompresses `frames` into d_out (room for every frame's out_offset + text_bytes) and writes one
-// frame_result a frame into d_results. Frames' texts must not overlap.
+// Decompresses `frames` into d_out (room for every frame's out_offset + room) and writes one
+// frame_result a frame into d_results (ok: nvCOMP's status is success and it wrote text_bytes).
+// Frames' rooms must not overlap. nvCOMP writes past the room it is told where a header understates
+// the text: a caller that keeps frames apart gives each the most text its blocks can hold
+// (compress::member_extent::text_bound), which no frame's text exceeds.
 void decompress_zstd(void* d_temp, std::size_t& temp_bytes, std::span<const zstd_frame> frames,
                      std::byte* d_out, frame_result* d_results, cudaStream_t stream);
 
@@ -64,6 +69,20 @@ struct checksum_frame {
 // verdict of an ok frame whose checksum differs into checksum_mismatch (d_frames: device memory).
 void verify_checksums(const std::byte* d_text, const checksum_frame* d_frames, std::size_t n,
                       frame_result* d_results, cudaStream_t stream);
+
+// After decompress_zstd on the same stream: copies d_sizes[i] bytes from d_from[i] to d_to[i] for
+// each of n frames (device arrays), CUB's shape (d_temp == nullptr: temp_bytes only). Frames
+// decompressed into guarded slots are packed into one text this way.
+void pack_texts(void* d_temp, std::size_t& temp_bytes, const void* const* d_from, void* const* d_to,
+                const std::size_t* d_sizes, std::size_t n, cudaStream_t stream);
+
+// The latest a batch of this many compressed bytes is waited for: 2 s (CUDA's lazy module loading,
+// other work queued on the GPU) and its bytes at 0.5 GB/s, a hundredth of nvCOMP's rate; nvCOMP
+// spins on some corrupt frames, so a batch past it is given up.
+std::chrono::steady_clock::time_point batch_deadline(std::size_t compressed_bytes);
+// Whether `done` (recorded after a batch) completes by `deadline`: polled (cudaEventQuery never
+// blocks), so that a kernel that does not finish holds no thread; a failed batch throws.
+bool completes_by(cudaEvent_t done, std::chrono::steady_clock::time_point deadline);
 
 // The indices of the frames whose verdict is not ok (host copies of the results).
 std::vector<std::size_t> failed_frames(std::span<const frame_result> results);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "support/gpu.hpp"
@@ -32,7 +33,19 @@ case_frames make_frames(const std::vector<std::size_t>& sizes, std::uint64_t see
   return c;
 }
 
+// run_batch, or nothing where nvCOMP did not finish by the deadline (frames with flipped payload
+// bytes: what a GPU lane turns into a GPU failure); the GPU is given up then, so the test ends.
+std::optional<batch_outcome> finished_batch(const std::vector<bytes>& frames, const std::vector<std::size_t>& sizes) {
+  try {
+    return run_batch(frames, sizes);
+  } catch (const std::runtime_error& e) {
+    if (!cuda::device_abandoned().load()) throw;
+    return std::nullopt;
+  }
+}
+
 void expect_exact(const case_frames& c, const batch_outcome& o, const std::vector<std::size_t>& skip = {}) {
+  EXPECT_EQ(o.spilled, 0u) << "bytes written past the room of a frame's blocks";
   for (std::size_t i = 0; i < c.texts.size(); ++i) {
     if (std::find(skip.begin(), skip.end(), i) != skip.end()) continue;
     SCOPED_TRACE("frame " + std::to_string(i) + " of " + std::to_string(c.texts[i].size()) + " bytes");
@@ -120,7 +133,9 @@ TEST(NvcompZstdCorrupt, FlippedPayloadBytes) {
     ASSERT_EQ(checked_text_size(f), c.sizes[victim]) << "the flips must pass the structure check";
   }
   GUTF8_REQUIRE_GPU();
-  const batch_outcome o = run_batch(c.frames, c.sizes);
+  std::optional<batch_outcome> finished = finished_batch(c.frames, c.sizes);
+  if (!finished) GTEST_SKIP() << "nvCOMP did not finish the batch by its deadline (a GPU lane gives the GPU up)";
+  const batch_outcome& o = *finished;
   for (std::size_t victim : {std::size_t{1}, std::size_t{3}}) {
     const bool reported = o.results[victim].verdict != nv::frame_verdict::ok;
     std::printf("frame %zu with flipped bytes: %s (nvCOMP status %d)\n", victim,
@@ -182,7 +197,9 @@ TEST(NvcompZstdCorrupt, FuzzFlipsThatPassTheCheck) {
       c.frames[i] = std::move(f);
       victims.push_back(i);
     }
-    const batch_outcome o = run_batch(c.frames, c.sizes);
+    const std::optional<batch_outcome> finished = finished_batch(c.frames, c.sizes);
+    if (!finished) GTEST_SKIP() << "round " << round << ": nvCOMP did not finish the batch by its deadline";
+    const batch_outcome& o = *finished;
     for (std::size_t v : victims) reported += o.results[v].verdict != nv::frame_verdict::ok;
     corrupted += int(victims.size());
     expect_exact(c, o, victims);
@@ -198,15 +215,16 @@ TEST(NvcompZstdHost, ArgumentsAndTempQuery) {
   std::vector<std::byte> fake(64);
   const std::byte* d = fake.data();  // never dereferenced: only sizes are read before the launch
   std::size_t one = 0, many = 0;
-  std::vector<nv::zstd_frame> frames{{d, 40, 65536, 0}};
+  std::vector<nv::zstd_frame> frames{{d, 40, 65536, 0, 0}};
   nv::decompress_zstd(nullptr, one, frames, nullptr, nullptr, nullptr);
-  frames.assign(1000, nv::zstd_frame{d, 40, 65536, 0});
+  frames.assign(1000, nv::zstd_frame{d, 40, 65536, 0, 0});
   nv::decompress_zstd(nullptr, many, frames, nullptr, nullptr, nullptr);
   EXPECT_GE(many, 1000 * (5 * sizeof(std::uint64_t) + sizeof(std::int32_t)));
   EXPECT_GT(many, one);
   std::size_t temp = 0;
-  for (const nv::zstd_frame bad : {nv::zstd_frame{nullptr, 40, 7, 0}, nv::zstd_frame{d, 0, 7, 0},
-                                   nv::zstd_frame{d, 40, std::size_t{1} << 31, 0}}) {
+  for (const nv::zstd_frame bad : {nv::zstd_frame{nullptr, 40, 7, 0, 0}, nv::zstd_frame{d, 0, 7, 0, 0},
+                                   nv::zstd_frame{d, 40, std::size_t{1} << 31, 0, 0},
+                                   nv::zstd_frame{d, 40, 7, 0, std::size_t{1} << 31}}) {  // a room too large
     frames[500] = bad;
     try {
       nv::decompress_zstd(nullptr, temp, frames, nullptr, nullptr, nullptr);

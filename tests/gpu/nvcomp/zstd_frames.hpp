@@ -6,6 +6,7 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader, as src/compress/zstd.cpp uses it
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -83,43 +84,69 @@ inline std::vector<block_header> block_headers(const bytes& frame) {
   return out;
 }
 
+// The most text a frame's blocks can hold (the room a GPU lane gives it), at least `told`.
+inline std::size_t block_room(const bytes& frame, std::size_t told) {
+  const internal::compress::random_reader read = [&](std::span<std::uint8_t> buf, std::uint64_t at) {
+    std::memcpy(buf.data(), frame.data() + at, buf.size());
+  };
+  const auto e = internal::compress::zstd_frame_extent(read, 0, frame.size());
+  return std::max<std::size_t>(told, e && e->text_bound ? static_cast<std::size_t>(*e->text_bound) : 0);
+}
+
 struct batch_outcome {
   std::vector<bytes> texts;                 // each frame's expected_text bytes of the output
   std::vector<nv::frame_result> results;
+  std::size_t spilled = 0;                  // bytes written past the slots' rooms (must stay 0)
 };
 
-// Uploads the frames back to back, decompresses them into one buffer (each frame's text after the
-// previous one's, as the codec's input would be) and reads everything back.
+inline constexpr std::uint8_t unwritten = 0xA7;  // what the slots hold before the batch
+
+// Uploads the frames back to back and decompresses each into a slot of the most text its blocks
+// hold, that slot its output room (as a GPU lane lays them out), then reads everything back: the
+// texts, the verdicts, and how many bytes past each slot's room changed (a canary after each slot).
+// A batch that does not finish by nvcomp::batch_deadline fails the test (the GPU is given up).
 inline batch_outcome run_batch(const std::vector<bytes>& frames, const std::vector<std::size_t>& text_sizes) {
+  constexpr std::size_t canary = 4096;
   bytes packed;
-  std::vector<std::size_t> in_at, out_at;
+  std::vector<std::size_t> in_at, out_at, room;
   std::size_t out_total = 0;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     in_at.push_back(packed.size());
     packed.insert(packed.end(), frames[i].begin(), frames[i].end());
     out_at.push_back(out_total);
-    out_total += text_sizes[i];
+    room.push_back(block_room(frames[i], text_sizes[i]));
+    out_total += room.back() + canary;
   }
   cuda::stream s;
-  cuda::device_buffer<std::uint8_t> d_in(packed.size()), d_out(out_total + 1);
+  cuda::event done;
+  cuda::device_buffer<std::uint8_t> d_in(std::max<std::size_t>(packed.size(), 1)), d_out(out_total + 1);
   cuda::device_buffer<nv::frame_result> d_results(frames.size() + 1);
   d_in.upload(packed, s);
+  cuda::check(cudaMemsetAsync(d_out.data(), unwritten, out_total + 1, s), "cudaMemsetAsync (slots)");
   std::vector<nv::zstd_frame> batch;
   for (std::size_t i = 0; i < frames.size(); ++i)
     batch.push_back({reinterpret_cast<const std::byte*>(d_in.data() + in_at[i]), frames[i].size(), text_sizes[i],
-                     out_at[i]});
+                     out_at[i], room[i]});
   std::size_t temp_bytes = 0;
   auto* out = reinterpret_cast<std::byte*>(d_out.data());
   nv::decompress_zstd(nullptr, temp_bytes, batch, out, d_results.data(), s);
-  cuda::device_buffer<std::uint8_t> d_temp(temp_bytes);
+  cuda::device_buffer<std::uint8_t> d_temp(std::max<std::size_t>(temp_bytes, 1));
   nv::decompress_zstd(d_temp.data(), temp_bytes, batch, out, d_results.data(), s);
+  done.record(s);
+  if (!nv::completes_by(done.get(), nv::batch_deadline(packed.size()))) {
+    cuda::device_abandoned().store(true);
+    throw std::runtime_error("nvCOMP did not finish the batch by its deadline");
+  }
   bytes text(out_total);
   batch_outcome o{{}, std::vector<nv::frame_result>(frames.size())};
   d_out.download(text, s);
   d_results.download(o.results, s);
   s.synchronize();
-  for (std::size_t i = 0; i < frames.size(); ++i)
+  for (std::size_t i = 0; i < frames.size(); ++i) {
     o.texts.emplace_back(text.begin() + std::ptrdiff_t(out_at[i]), text.begin() + std::ptrdiff_t(out_at[i] + text_sizes[i]));
+    const auto after = text.begin() + std::ptrdiff_t(out_at[i] + room[i]);
+    o.spilled += static_cast<std::size_t>(std::count_if(after, after + canary, [](std::uint8_t b) { return b != unwritten; }));
+  }
   return o;
 }
 
