@@ -24,8 +24,8 @@ struct gpu_frame {
   std::size_t bytes = 0;       // its size, header to last block
   std::size_t text_bytes = 0;  // its header's content size
   bool checksum = false;       // it ends with its text's XXH64 (low 4 bytes), which is verified
-  std::size_t text_bound = 0;  // the most text its blocks can hold, whatever its header says: the
-                               // room it is decompressed into, so that a lying header overruns nothing
+  std::size_t room = 0;        // the most text its blocks make, whatever its header says: what it is
+                               // decompressed into, so that a lying header overruns nothing
 };
 
 class gpu_zstd {

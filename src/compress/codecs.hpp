@@ -64,8 +64,10 @@ struct member_extent {
   std::uint64_t size = 0;
   std::optional<std::uint64_t> text_size;
   bool skippable = false;  // a zstd/lz4 skippable frame: no text
-  std::optional<std::uint64_t> text_bound;  // the most text it can hold whatever its header says (zstd:
-                                            // its blocks times the block size; set where text_size is unknown)
+  std::optional<std::uint64_t> text_bound;  // where text_size is unknown, the most it can be (zstd: its
+                                            // blocks times the block size)
+  std::uint64_t room = 0;  // zstd: the most text its blocks make whatever its header says (the window
+                           // and content size included): raw and RLE blocks their sizes, others 128 KiB
   bool checksum = false;  // zstd: the frame ends with its content checksum (XXH64's low 4 bytes)
 };
 

@@ -104,9 +104,10 @@ constexpr std::size_t block_header = 3;
 constexpr std::size_t checksum_size = 4;
 
 // The end of the blocks from `at` (the first block header), counted in `blocks`, or none where they
-// run past the file or use the reserved block type.
+// run past the file or use the reserved block type. `room`: the most text the blocks make whatever
+// the header says (a raw or RLE block its size, a compressed one the largest block).
 std::optional<std::uint64_t> blocks_end(const random_reader& read, std::uint64_t at, std::uint64_t file_size,
-                                        std::uint64_t& blocks) {
+                                        std::uint64_t& blocks, std::uint64_t& room) {
   for (;; ++blocks) {
     std::array<std::uint8_t, block_header> h{};
     if (file_size - at < h.size()) return std::nullopt;
@@ -115,6 +116,7 @@ std::optional<std::uint64_t> blocks_end(const random_reader& read, std::uint64_t
     const std::uint32_t type = (v >> 1) & 3;
     if (type == 3) return std::nullopt;
     const std::uint64_t content = type == 1 ? 1 : v >> 3;  // an RLE block stores its byte once
+    room += type == 2 ? ZSTD_BLOCKSIZE_MAX : v >> 3;
     at += h.size() + content;
     if (at > file_size) return std::nullopt;
     if (v & 1) return at;  // Last_Block
@@ -138,13 +140,14 @@ std::optional<member_extent> zstd_frame_extent(const random_reader& read, std::u
   }
   ZSTD_frameHeader h{};
   if (ZSTD_getFrameHeader(&h, got.data(), got.size()) != 0 || h.frameType != ZSTD_frame) return std::nullopt;
-  std::uint64_t blocks = 1;
-  const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size, blocks);
+  std::uint64_t blocks = 1, room = 0;
+  const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size, blocks, room);
   if (!end || (h.checksumFlag && file_size - *end < checksum_size)) return std::nullopt;
   member_extent e{*end + (h.checksumFlag ? checksum_size : 0) - at, std::nullopt};
   e.checksum = h.checksumFlag != 0;
+  e.room = room;
   if (h.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) e.text_size = h.frameContentSize;
-  e.text_bound = blocks * std::min<std::uint64_t>(ZSTD_BLOCKSIZE_MAX, h.windowSize);
+  else e.text_bound = blocks * std::min<std::uint64_t>(ZSTD_BLOCKSIZE_MAX, h.windowSize);
   return e;
 }
 

@@ -107,7 +107,7 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
     if (!e->skippable)
       frames.push_back(gpu_frame{static_cast<std::size_t>(at), static_cast<std::size_t>(e->size),
                                  static_cast<std::size_t>(*e->text_size), e->checksum,
-                                 static_cast<std::size_t>(std::max(*e->text_size, e->text_bound.value_or(0)))});
+                                 static_cast<std::size_t>(std::max(*e->text_size, e->room))});
     at += e->size;
   }
   return true;

@@ -333,8 +333,8 @@ TEST(EngineGpuParts, FramesALaneTakes) {
     EXPECT_EQ(got[i].bytes, want[i].bytes) << i;
     EXPECT_EQ(got[i].text_bytes, want[i].text_bytes) << i;
     EXPECT_EQ(got[i].checksum, want[i].checksum) << i;
-    EXPECT_GE(got[i].text_bound, want[i].text_bytes) << i;  // its blocks' room, at least its text
-    EXPECT_LE(got[i].text_bound, 2 * want[i].text_bytes + (std::size_t{128} << 10)) << i;  // blocks of 128 KiB
+    EXPECT_GE(got[i].room, want[i].text_bytes) << i;  // its blocks' room, at least its text
+    EXPECT_LE(got[i].room, 2 * want[i].text_bytes + (std::size_t{128} << 10)) << i;  // blocks of 128 KiB
   }
   const auto reader = [](const std::vector<std::uint8_t>& bytes) {
     return [&bytes](std::span<std::uint8_t> b, std::uint64_t at) { std::copy_n(bytes.begin() + std::ptrdiff_t(at), b.size(), b.begin()); };
@@ -358,6 +358,15 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   }
   const std::vector<std::uint8_t> skip_first = joined(skip, file);
   EXPECT_TRUE(in::gpu_takes_first_frame(reader(skip_first), skip_first.size()));
+  // A header whose content size lies (1000 for 300007 bytes): the room its blocks make stays the truth's.
+  std::vector<std::uint8_t> lying = zstd_frame(300007, true, false);
+  ASSERT_EQ(lying[4] >> 6, 2) << "a 4-byte content size";
+  const std::size_t fcs = (lying[4] & 0x20) != 0 ? 5 : 6;  // past the window descriptor where there is one
+  for (int k = 0; k < 4; ++k) lying[fcs + std::size_t(k)] = std::uint8_t(1000u >> (8 * k));
+  ASSERT_TRUE(in::gpu_frames(lying, got));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].text_bytes, 1000u);
+  EXPECT_GE(got[0].room, 300007u);
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
   EXPECT_FALSE(in::gpu_frames(cut, got));

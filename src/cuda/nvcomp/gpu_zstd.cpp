@@ -90,7 +90,7 @@ class nvcomp_zstd final : public gpu_zstd {
       if (f.checksum)  // the frame's last 4 bytes
         checks_.push_back({text, f.text_bytes, nv::xxh64::load32(compressed.data() + f.offset + f.bytes - 4),
                            static_cast<std::uint32_t>(frames_.size())});
-      const std::size_t room = std::max(f.text_bytes, f.text_bound);
+      const std::size_t room = std::max(f.text_bytes, f.room);
       frames_.push_back(nv::zstd_frame{at, f.bytes, f.text_bytes, slots, room});
       text += f.text_bytes;
       slots += aligned(room);

@@ -48,7 +48,7 @@ static_assert(sizeof(frame_result) == 16);
 // frame_result a frame into d_results (ok: nvCOMP's status is success and it wrote text_bytes).
 // Frames' rooms must not overlap. nvCOMP writes past the room it is told where a header understates
 // the text: a caller that keeps frames apart gives each the most text its blocks can hold
-// (compress::member_extent::text_bound), which no frame's text exceeds.
+// (compress::member_extent::room), which no frame's text exceeds.
 void decompress_zstd(void* d_temp, std::size_t& temp_bytes, std::span<const zstd_frame> frames,
                      std::byte* d_out, frame_result* d_results, cudaStream_t stream);
 

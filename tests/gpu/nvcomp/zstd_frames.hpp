@@ -90,7 +90,7 @@ inline std::size_t block_room(const bytes& frame, std::size_t told) {
     std::memcpy(buf.data(), frame.data() + at, buf.size());
   };
   const auto e = internal::compress::zstd_frame_extent(read, 0, frame.size());
-  return std::max<std::size_t>(told, e && e->text_bound ? static_cast<std::size_t>(*e->text_bound) : 0);
+  return std::max<std::size_t>(told, e ? static_cast<std::size_t>(e->room) : 0);
 }
 
 struct batch_outcome {
