@@ -1,7 +1,10 @@
 """nvCOMP parts (bundles staged from a GUTF8_NVCOMP build: gutf8, tests/gutf8_nvcomp_tests, bench/bench_nvcomp_zstd,
 libnvcomp.so.6 in the bundle's lib/): the zstd lane's tests, memcheck over them, the probe of a frame the
 CPU's structure check would keep from the GPU, the batched decompression rate, and the engine's GPU
-lanes decompressing zstd files with nvCOMP (tests, then gutf8 validate --backend=cpu against cuda)."""
+lanes decompressing zstd files with nvCOMP (tests, then gutf8 validate --backend=cpu against cuda).
+The group nvcomp_landing (about 7 minutes): each test in its own process under a time limit, gutf8 on
+frames with flipped payload bytes (each run ends), cpu against cuda at 1 GiB and 4 GiB, memcheck over
+the corrupt-frame cases."""
 from __future__ import annotations
 
 import os
@@ -219,5 +222,69 @@ def nvcomp_e2e(ctx: Context) -> Outcome:
                    "exit statuses agree" if agree else "exit statuses differ", details="```\n" + table + "```\n")
 
 
+def zstd_blocks(data: bytes):
+    """Each zstd frame's blocks, as (offset of the block header, type, content bytes) lists."""
+    at = 0
+    while at + 8 <= len(data):
+        if 0x184D2A50 <= int.from_bytes(data[at:at + 4], "little") <= 0x184D2A5F:  # skippable
+            at += 8 + int.from_bytes(data[at + 4:at + 8], "little")
+            continue
+        fhd = data[at + 4]
+        single = (fhd >> 5) & 1
+        p = at + 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + (single, 2, 4, 8)[fhd >> 6]
+        blocks = []
+        while p + 3 <= len(data):
+            v = int.from_bytes(data[p:p + 3], "little")
+            kind, size = (v >> 1) & 3, v >> 3
+            blocks.append((p, kind, 1 if kind == 1 else size))
+            p += 3 + (1 if kind == 1 else size)
+            if v & 1:
+                break
+        at = p + (4 if (fhd >> 2) & 1 else 0)
+        yield blocks
+
+
+def flipped_copy(source: Path, target: Path, every: int = 16) -> int:
+    """source with 4 bytes flipped inside each compressed block of every `every`-th frame (what made
+    nvCOMP spin in stage 1; the structure check still passes): how many frames were damaged."""
+    data = bytearray(source.read_bytes())
+    damaged = 0
+    for k, blocks in enumerate(zstd_blocks(bytes(data))):
+        if k % every != every // 2:
+            continue
+        for at, kind, content in blocks:
+            if kind == 2 and content > 8:
+                for q in range(1, 5):
+                    data[at + 3 + (content - 1) * q // 4] ^= 0x5A
+        damaged += 1
+    target.write_bytes(bytes(data))
+    return damaged
+
+
+@part("nvcomp_hang_exit", cap=150, needs=("gutf8", "bench/bench_nvcomp_zstd"),
+      help="gutf8 validate cpu vs cuda on 64 MiB of zstd frames with flipped payload bytes: exit status and seconds")
+def nvcomp_hang_exit(ctx: Context) -> Outcome:
+    size = 64 << 20
+    text = text_file(ctx, "mixed", size)
+    rows, ended = [], True
+    for name, files in zstd_inputs(ctx, text, size, ("framed 1 MiB", "framed 1 MiB, checksums")).items():
+        damaged = files[0].with_name(files[0].stem + "-flipped.zst")
+        frames = flipped_copy(files[0], damaged)
+        for backend in ("cpu", "cuda"):
+            step = ctx.run(f"flipped_{files[0].stem}_{backend}", [ctx.path("gutf8"), "validate", f"--backend={backend}",
+                                                                  "--verbose", damaged], 60)
+            said = [line for line in step.text().splitlines() if re.search(r"corrupt|truncated|nvCOMP|GPU|device|fail", line)
+                    and not re.search(r"read and process|plan:", line)]
+            ended = ended and not step.timed_out and (step.rc == 3 or backend == "cuda" and step.rc in (0, 1, 3))
+            rows.append([name, str(frames), backend, "time limit" if step.timed_out else str(step.rc),
+                         f"{step.seconds:.1f}", (said[-1] if said else "")[:150]])
+    table = markdown_table(["input", "damaged frames", "backend", "exit", "s", "last word"], rows)
+    (ctx.out / "nvcomp_hang_exit.md").write_text(table)
+    print(table, flush=True)
+    return Outcome("nvcomp_hang_exit", "pass" if ended and rows else "fail",
+                   "every run ended" if ended else "a run did not end, or cpu did not exit 3",
+                   details="```\n" + table + "```\n")
+
+
 group("nvcomp", ["nvcomp_tests", "nvcomp_memcheck", "nvcomp_probe", "nvcomp_bench", "nvcomp_engine"])
-group("nvcomp_landing", ["nvcomp_each", "nvcomp_e2e", "nvcomp_memcheck_corrupt"])
+group("nvcomp_landing", ["nvcomp_each", "nvcomp_hang_exit", "nvcomp_e2e", "nvcomp_memcheck_corrupt"])
