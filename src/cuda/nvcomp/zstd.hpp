@@ -77,8 +77,8 @@ void pack_texts(void* d_temp, std::size_t& temp_bytes, const void* const* d_from
                 const std::size_t* d_sizes, std::size_t n, cudaStream_t stream);
 
 // The latest a batch of this many compressed bytes is waited for: 2 s (CUDA's lazy module loading,
-// other work queued on the GPU) and its bytes at 0.5 GB/s, a hundredth of nvCOMP's rate; nvCOMP
-// spins on some corrupt frames, so a batch past it is given up.
+// other work queued on the GPU; GUTF8_NVCOMP_WAIT_SECONDS sets it) and its bytes at 0.5 GB/s, a
+// hundredth of nvCOMP's rate; nvCOMP spins on some corrupt frames, so a batch past it is given up.
 std::chrono::steady_clock::time_point batch_deadline(std::size_t compressed_bytes);
 // Whether `done` (recorded after a batch) completes by `deadline`: polled (cudaEventQuery never
 // blocks), so that a kernel that does not finish holds no thread; a failed batch throws.
