@@ -12,6 +12,9 @@ namespace {
 
 // nvCOMP decodes a frame on one thread block: frames larger than this would leave the GPU idle.
 constexpr std::uint64_t most_frame_text = std::uint64_t{4} << 20;
+// A frame's room (the most text its blocks make) is GPU memory held for it: a frame whose blocks
+// could make more (a header that lies, blocks of a few bytes that claim 128 KiB) stays on the CPU.
+constexpr std::uint64_t most_frame_room = 2 * most_frame_text;
 
 // The slot's compressed bytes: in place (memory), or read into buffer on a few threads (a file).
 std::span<const std::uint8_t> slot_bytes(const compressed_input& in, const compress::part& p,
@@ -103,7 +106,8 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
   const compress::random_reader read = compress::memory_reader(bytes);
   for (std::uint64_t at = 0; at < bytes.size();) {
     const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, at, bytes.size());
-    if (!e || (!e->skippable && (!e->text_size || *e->text_size > most_frame_text))) return false;
+    if (!e || (!e->skippable && (!e->text_size || *e->text_size > most_frame_text || e->room > most_frame_room)))
+      return false;
     if (!e->skippable)
       frames.push_back(gpu_frame{static_cast<std::size_t>(at), static_cast<std::size_t>(e->size),
                                  static_cast<std::size_t>(*e->text_size), e->checksum,
@@ -143,9 +147,14 @@ std::optional<run_result> gpu_part_worker::on_device(compressed_input& in, const
     return std::nullopt;
   const std::span<const std::uint8_t> bytes = slot_bytes(in, p, buffer, read_threads);
   if (!gpu_frames(bytes, frames_)) return std::nullopt;
-  std::uint64_t text = 0;
-  for (const gpu_frame& f : frames_) text += f.text_bytes;
-  if (text != *p.text_size || !zstd_->decompress(bytes, frames_)) return std::nullopt;
+  std::uint64_t text = 0, room = 0;
+  for (const gpu_frame& f : frames_) {
+    text += f.text_bytes;
+    room += f.room;
+  }
+  // The run's rooms are GPU memory too: twice a run's text at most (libzstd's frames hold about their text).
+  if (text != *p.text_size || room > 2 * ctx.plan.gpu_run_bytes || !zstd_->decompress(bytes, frames_))
+    return std::nullopt;
   run_result r;
   r.run = run;
   r.edges.emplace();

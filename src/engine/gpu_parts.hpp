@@ -41,7 +41,8 @@ class gpu_part_worker {
 };
 
 // The frames of a slot's compressed bytes as a GPU lane takes them; false (frames then unspecified)
-// where one is not for the GPU: a header the CPU's check refuses, no content size, more than 4 MiB.
+// where one is not for the GPU: a header the CPU's check refuses, no content size, more than 4 MiB,
+// blocks that could make more than 8 MiB (its room on the GPU).
 bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& frames);
 // process_part_block of a whole part (both edges open) whose text, size bytes, z holds on the
 // device: its edges from its first 8 and last 16 bytes, which decide its first and last certain

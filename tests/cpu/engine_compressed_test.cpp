@@ -367,6 +367,18 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].text_bytes, 1000u);
   EXPECT_GE(got[0].room, 300007u);
+  // RLE blocks of one stored byte that claim 2 MiB - 1 each, under a header that says 100 bytes: four
+  // make a room of about 8 MiB (taken, the room its slot gets), five more than 8 MiB (refused).
+  for (const std::size_t blocks : {std::size_t{4}, std::size_t{5}}) {
+    std::vector<std::uint8_t> rle{0x28, 0xB5, 0x2F, 0xFD, 0x20, 100};
+    for (std::size_t b = 0; b < blocks; ++b) rle.insert(rle.end(), {std::uint8_t(b + 1 == blocks ? 0xFB : 0xFA), 0xFF, 0xFF, 'a'});
+    EXPECT_EQ(in::gpu_frames(rle, got), blocks == 4) << blocks << " blocks";
+    if (blocks == 4) {
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_EQ(got[0].text_bytes, 100u);
+      EXPECT_EQ(got[0].room, 4 * ((std::size_t{1} << 21) - 1));
+    }
+  }
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
   EXPECT_FALSE(in::gpu_frames(cut, got));
