@@ -159,17 +159,17 @@ def test_names(ctx: Context) -> list[str]:
     return names
 
 
-@part("nvcomp_each", cap=210, needs=(PROGRAM,),
-      help="every gutf8_nvcomp_tests test in its own process under a 60 s limit: verdict and seconds")
+@part("nvcomp_each", cap=240, needs=(PROGRAM,),
+      help="every gutf8_nvcomp_tests test in its own process under a 90 s limit: verdict and seconds")
 def nvcomp_each(ctx: Context) -> Outcome:
     rows, failed = [], []
     for name in test_names(ctx):
-        if ctx.limit(210) < 20:
+        if ctx.limit(240) < 20:
             rows.append([name, "budget", ""])
             failed.append(name)
             continue
         step = ctx.run(f"each_{name.replace('.', '_')}", [ctx.path(PROGRAM), "--gtest_color=no",
-                                                          f"--gtest_filter={name}"], 60)
+                                                          f"--gtest_filter={name}"], 90)
         text = step.text()
         verdict = ("time limit" if step.timed_out else "skipped" if "[  SKIPPED ]" in text and step.ok
                    else "pass" if step.ok else f"fail rc {step.rc}")
