@@ -152,8 +152,8 @@ std::optional<run_result> gpu_part_worker::on_device(compressed_input& in, const
     text += f.text_bytes;
     room += f.room;
   }
-  // The run's rooms are GPU memory too: twice a run's text at most (libzstd's frames hold about their text).
-  if (text != *p.text_size || room > 2 * ctx.plan.gpu_run_bytes || !zstd_->decompress(bytes, frames_))
+  // The rooms are GPU memory too: 4 runs' text at most (a 64 KiB frame's block counts 128 KiB).
+  if (text != *p.text_size || room > 4 * ctx.plan.gpu_run_bytes || !zstd_->decompress(bytes, frames_))
     return std::nullopt;
   run_result r;
   r.run = run;
