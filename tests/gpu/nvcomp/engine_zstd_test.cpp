@@ -262,7 +262,7 @@ bytes joined(const std::vector<bytes>& frames) {
 const std::size_t bad_frames[] = {0, 3, 6};  // the first, one inside, the last (of 7)
 
 // Sizes that lie (the frame decompresses to another size than its header says: nvCOMP writes it in
-// its guarded slot, the size check sends it to the CPU), stored checksums that are not the text's,
+// its slot, the room its blocks make; the size check sends it to the CPU), stored checksums not the text's,
 // a file cut inside its last frame: every report is the CPU backend's.
 TEST(NvcompEngine, CorruptFramesFallBackToTheCpuReport) {
   GUTF8_REQUIRE_GPU();
