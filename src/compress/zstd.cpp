@@ -104,17 +104,18 @@ constexpr std::size_t block_header = 3;
 constexpr std::size_t checksum_size = 4;
 
 // The end of the blocks from `at` (the first block header), counted in `blocks`, or none where they
-// run past the file or use the reserved block type. `room`: the most text the blocks make whatever
+// run past the file, use the reserved block type or exceed the frame's block size (its window, at
+// most 128 KiB: RFC 8878 holds every block to it). `room`: the most text the blocks make whatever
 // the header says (a raw or RLE block its size, a compressed one the largest block).
 std::optional<std::uint64_t> blocks_end(const random_reader& read, std::uint64_t at, std::uint64_t file_size,
-                                        std::uint64_t& blocks, std::uint64_t& room) {
+                                        std::uint64_t block_max, std::uint64_t& blocks, std::uint64_t& room) {
   for (;; ++blocks) {
     std::array<std::uint8_t, block_header> h{};
     if (file_size - at < h.size()) return std::nullopt;
     read(h, at);
     const std::uint32_t v = std::uint32_t(h[0]) | std::uint32_t(h[1]) << 8 | std::uint32_t(h[2]) << 16;
     const std::uint32_t type = (v >> 1) & 3;
-    if (type == 3) return std::nullopt;
+    if (type == 3 || (v >> 3) > block_max) return std::nullopt;
     const std::uint64_t content = type == 1 ? 1 : v >> 3;  // an RLE block stores its byte once
     room += type == 2 ? ZSTD_BLOCKSIZE_MAX : v >> 3;
     at += h.size() + content;
@@ -141,8 +142,10 @@ std::optional<member_extent> zstd_frame_extent(const random_reader& read, std::u
   ZSTD_frameHeader h{};
   if (ZSTD_getFrameHeader(&h, got.data(), got.size()) != 0 || h.frameType != ZSTD_frame) return std::nullopt;
   std::uint64_t blocks = 1, room = 0;
-  const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size, blocks, room);
+  const std::optional<std::uint64_t> end = blocks_end(read, at + h.headerSize, file_size, h.blockSizeMax, blocks, room);
   if (!end || (h.checksumFlag && file_size - *end < checksum_size)) return std::nullopt;
+  // A content size its blocks cannot make: bytes inside the frame were read as its last block header.
+  if (h.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN && h.frameContentSize > room) return std::nullopt;
   member_extent e{*end + (h.checksumFlag ? checksum_size : 0) - at, std::nullopt};
   e.checksum = h.checksumFlag != 0;
   e.room = room;

@@ -6,6 +6,7 @@
 // truncated input fails alone.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader, as src/compress/zstd.cpp uses it
 #include <zstd.h>
 
 #include <random>
@@ -292,12 +293,13 @@ TEST(EngineRecycledOutputs, HandedBackBuffersServeTheNextRequests) {
 }
 
 
-// One zstd frame as libzstd writes it with these flags.
-std::vector<std::uint8_t> zstd_frame(std::size_t text_bytes, bool content_size, bool checksum) {
+// One zstd frame as libzstd writes it with these flags (window_log 0: libzstd's choice).
+std::vector<std::uint8_t> zstd_frame(std::size_t text_bytes, bool content_size, bool checksum, int window_log = 0) {
   const std::string text = test::compress::text(text_bytes, text_bytes + 1);
   ZSTD_CCtx* c = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum ? 1 : 0);
   ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, window_log);
   std::vector<std::uint8_t> out(ZSTD_compressBound(text.size()));
   ZSTD_inBuffer in{text.data(), text.size(), 0};
   ZSTD_outBuffer to{out.data(), out.size(), 0};
@@ -358,30 +360,149 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   }
   const std::vector<std::uint8_t> skip_first = joined(skip, file);
   EXPECT_TRUE(in::gpu_takes_first_frame(reader(skip_first), skip_first.size()));
-  // A header whose content size lies (1000 for 300007 bytes): the room its blocks make stays the truth's.
-  std::vector<std::uint8_t> lying = zstd_frame(300007, true, false);
+  // A header whose content size lies (1000 for 300007 bytes) under a window of its own (128 KiB:
+  // not the content size, which would hold every block to 1000 bytes): the room its blocks make
+  // stays the truth's.
+  std::vector<std::uint8_t> lying = zstd_frame(300007, true, false, 17);
   ASSERT_EQ(lying[4] >> 6, 2) << "a 4-byte content size";
+  ASSERT_EQ(lying[4] & 0x20, 0) << "a window descriptor";
   const std::size_t fcs = (lying[4] & 0x20) != 0 ? 5 : 6;  // past the window descriptor where there is one
   for (int k = 0; k < 4; ++k) lying[fcs + std::size_t(k)] = std::uint8_t(1000u >> (8 * k));
   ASSERT_TRUE(in::gpu_frames(lying, got));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].text_bytes, 1000u);
   EXPECT_GE(got[0].room, 300007u);
-  // RLE blocks of one stored byte that claim 2 MiB - 1 each, under a header that says 100 bytes: four
-  // make a room of about 8 MiB (taken, the room its slot gets), five more than 8 MiB (refused).
-  for (const std::size_t blocks : {std::size_t{4}, std::size_t{5}}) {
-    std::vector<std::uint8_t> rle{0x28, 0xB5, 0x2F, 0xFD, 0x20, 100};
-    for (std::size_t b = 0; b < blocks; ++b) rle.insert(rle.end(), {std::uint8_t(b + 1 == blocks ? 0xFB : 0xFA), 0xFF, 0xFF, 'a'});
-    EXPECT_EQ(in::gpu_frames(rle, got), blocks == 4) << blocks << " blocks";
-    if (blocks == 4) {
+  // Compressed blocks of one byte, each of which may make 128 KiB, under a header that says 300 bytes
+  // (2-byte content size, a 128 KiB window): 64 make a room of 8 MiB (taken, the room its slot
+  // gets), 65 more than 8 MiB (refused).
+  for (const std::size_t blocks : {std::size_t{64}, std::size_t{65}}) {
+    std::vector<std::uint8_t> wide{0x28, 0xB5, 0x2F, 0xFD, 0x40, 0x38, 300 - 256, 0};
+    for (std::size_t b = 0; b < blocks; ++b) wide.insert(wide.end(), {std::uint8_t(b + 1 == blocks ? 0x0D : 0x0C), 0, 0, 'a'});
+    EXPECT_EQ(in::gpu_frames(wide, got), blocks == 64) << blocks << " blocks";
+    if (blocks == 64) {
       ASSERT_EQ(got.size(), 1u);
-      EXPECT_EQ(got[0].text_bytes, 100u);
-      EXPECT_EQ(got[0].room, 4 * ((std::size_t{1} << 21) - 1));
+      EXPECT_EQ(got[0].text_bytes, 300u);
+      EXPECT_EQ(got[0].room, std::size_t{8} << 20);
     }
+  }
+  // Blocks larger than the frame's block size (its window, at most 128 KiB) break RFC 8878, and a
+  // content size its blocks cannot make means bytes inside the frame were read as a block header:
+  // refused (header bytes, then a block's header and its content's size).
+  struct hand_frame {
+    std::vector<std::uint8_t> head;
+    std::size_t content;
+    const char* why;
+  };
+  const hand_frame refused_frames[] = {
+      {{0x28, 0xB5, 0x2F, 0xFD, 0x40, 0x38, 0, 1, 0x0B, 0, 0x10}, 1, "RLE block of 128 KiB + 1"},
+      {{0x28, 0xB5, 0x2F, 0xFD, 0x40, 0x00, 0, 3, 0x09, 0x20, 0}, 1025, "raw block of 1025 under a 1 KiB window"},
+      {{0x28, 0xB5, 0x2F, 0xFD, 0x40, 0x00, 0, 3, 0x0D, 0x20, 0}, 1025, "compressed block of 1025, 1 KiB window"},
+      {{0x28, 0xB5, 0x2F, 0xFD, 0x40, 0x38, 300 - 256, 0, 0x51, 0, 0}, 10, "300 bytes from a raw block of 10"},
+  };
+  for (const hand_frame& h : refused_frames) {
+    std::vector<std::uint8_t> f = h.head;
+    for (std::size_t k = 0; k < h.content; ++k) f.push_back(std::uint8_t('a' + k % 7));
+    EXPECT_FALSE(in::gpu_frames(f, got)) << h.why;
+    EXPECT_FALSE(cz::zstd_frame_extent(cz::memory_reader(f), 0, f.size()).has_value()) << h.why;
   }
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
   EXPECT_FALSE(in::gpu_frames(cut, got));
+}
+
+// The (offset, size) list a GPU batch gets (compressed_input's runs, then gpu_frames) for files with
+// skippable frames before, between and after zstd frames: every item starts at a frame's magic and
+// ends where the next frame or skippable frame starts, each frame is an item once, and each decodes
+// with libzstd to its content size. A frame whose block walk ends inside it (a last-block header
+// read from its payload, as 11 bytes put into a frame make) is no item: nvCOMP may spin on it.
+struct laid_frame {
+  std::uint64_t offset;
+  std::uint64_t size;
+  bool skippable;
+};
+
+std::vector<std::pair<std::uint64_t, cz::part>> gpu_batch_items(const std::vector<std::uint8_t>& file,
+                                                                 std::vector<gutf8::internal::gpu_frame>& items) {
+  namespace in = gutf8::internal;
+  in::compressed_input input(cz::format::zstd, {}, file);
+  std::vector<std::pair<std::uint64_t, cz::part>> parts;
+  items.clear();
+  while (const std::optional<cz::part> p = input.next_part(std::uint64_t{4} << 20, false, std::uint64_t{4} << 20)) {
+    parts.emplace_back(items.size(), *p);
+    std::vector<in::gpu_frame> got;
+    if (!p->text_size || !in::gpu_frames(std::span(file).subspan(p->offset, p->size), got)) continue;
+    for (in::gpu_frame& f : got) {
+      f.offset += static_cast<std::size_t>(p->offset);  // in the file
+      items.push_back(f);
+    }
+  }
+  return parts;
+}
+
+TEST(EngineGpuParts, BatchItemsAroundSkippableFrames) {
+  namespace in = gutf8::internal;
+  const std::vector<std::vector<std::uint8_t>> skips{
+      {0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'}, {0x5F, 0x2A, 0x4D, 0x18, 0, 0, 0, 0}, {0x57, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 0x28}};
+  const std::size_t sizes[] = {65537, 1, (std::size_t{1} << 20) - 7, 131071, 4099, 1000003, 38};
+  for (const int shape : {0, 1, 2, 3}) {  // skippable first, between each, last, all three
+    std::vector<std::uint8_t> file;
+    std::vector<laid_frame> laid;
+    const auto put = [&](const std::vector<std::uint8_t>& b, bool skip) {
+      laid.push_back({file.size(), b.size(), skip});
+      file.insert(file.end(), b.begin(), b.end());
+    };
+    if (shape == 0 || shape == 3) put(skips[0], true);
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      put(zstd_frame(sizes[i], true, i % 2 == 0), false);
+      if ((shape == 1 || shape == 3) && i + 1 < std::size(sizes)) put(skips[i % skips.size()], true);
+    }
+    if (shape == 2 || shape == 3) put(skips[1], true), put(skips[2], true);
+    std::vector<in::gpu_frame> items;
+    gpu_batch_items(file, items);
+    std::vector<laid_frame> frames;
+    std::ranges::copy_if(laid, std::back_inserter(frames), [](const laid_frame& l) { return !l.skippable; });
+    ASSERT_EQ(items.size(), frames.size()) << "shape " << shape << ": every frame on the GPU, once";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string what = "shape " + std::to_string(shape) + ", item " + std::to_string(i);
+      EXPECT_EQ(items[i].offset, frames[i].offset) << what;
+      EXPECT_EQ(items[i].bytes, frames[i].size) << what;
+      EXPECT_TRUE(std::equal(file.begin() + std::ptrdiff_t(items[i].offset), file.begin() + std::ptrdiff_t(items[i].offset) + 4,
+                             std::begin({0x28, 0xB5, 0x2F, 0xFD}))) << what << ": a zstd frame's magic";
+      const std::uint64_t end = items[i].offset + items[i].bytes;
+      EXPECT_TRUE(end == file.size() || std::ranges::any_of(laid, [&](const laid_frame& l) { return l.offset == end; }))
+          << what << ": ends where the next frame or skippable frame starts";
+      std::vector<std::uint8_t> text(items[i].text_bytes + 1);
+      EXPECT_EQ(ZSTD_decompress(text.data(), text.size(), file.data() + items[i].offset, items[i].bytes),
+                items[i].text_bytes) << what;
+    }
+  }
+}
+
+TEST(EngineGpuParts, FrameWhoseBlockWalkEndsInsideIsNoBatchItem) {
+  namespace in = gutf8::internal;
+  // A frame of 1 MiB - 7 cut after its second block, where a last RLE block's header of 1083777
+  // bytes is read (what 11 bytes put into its third block made of it), then a whole frame.
+  const std::vector<std::uint8_t> whole = zstd_frame((std::size_t{1} << 20) - 7, true, false);
+  ZSTD_frameHeader h{};
+  ASSERT_EQ(ZSTD_getFrameHeader(&h, whole.data(), whole.size()), 0u);
+  std::size_t at = h.headerSize;
+  for (int block = 0; block < 2; ++block) {
+    const std::uint32_t v = whole[at] | std::uint32_t(whole[at + 1]) << 8 | std::uint32_t(whole[at + 2]) << 16;
+    ASSERT_EQ(v & 1, 0u) << "more than two blocks";
+    at += 3 + (((v >> 1) & 3) == 1 ? 1 : v >> 3);
+  }
+  std::vector<std::uint8_t> file(whole.begin(), whole.begin() + std::ptrdiff_t(at));
+  const std::uint32_t rle_last = (1083777u << 3) | (1u << 1) | 1u;
+  file.insert(file.end(), {std::uint8_t(rle_last), std::uint8_t(rle_last >> 8), std::uint8_t(rle_last >> 16), 'x'});
+  const std::vector<std::uint8_t> next = zstd_frame(4099, true, true);
+  file.insert(file.end(), next.begin(), next.end());
+  std::vector<in::gpu_frame> items;
+  gpu_batch_items(file, items);
+  for (const in::gpu_frame& f : items) {
+    std::vector<std::uint8_t> text(f.text_bytes + 1);
+    EXPECT_EQ(ZSTD_decompress(text.data(), text.size(), file.data() + f.offset, f.bytes), f.text_bytes)
+        << "the item at " << f.offset << " (" << f.bytes << " bytes) is not a frame libzstd decodes";
+  }
 }
 
 // A GPU lane's runs group frames of known text only: in a file mixing frames with and without a
