@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <string>
@@ -45,7 +46,11 @@ int run(int argc, const char* const* argv) {
     return fail(exit_failure, e.what());
   } catch (const gutf8::error& e) {
     // no_device, device_failure, out_of_memory...: the library's message says which.
-    return fail(exit_failure, e.what());
+    const int status = fail(exit_failure, e.what());
+    // A GPU given up may still run a kernel that never ends (nvCOMP on a corrupt frame): no exit
+    // handler or runtime teardown gets to wait for it once the report is out (stderr is unbuffered).
+    if (e.code() == errc::device_failure) std::_Exit(status);
+    return status;
   } catch (const std::bad_alloc&) {
     return fail(exit_failure, "out of memory");
   } catch (const std::exception& e) {

@@ -3,12 +3,16 @@
 // output room; a verdict a frame), the slots packed back to back into one text
 // (nvcomp::pack_texts), content checksums verified there (nvcomp::verify_checksums), and that text
 // handed to the CUDA block processor as its input (cuda_processor::process_resident). A batch is
-// waited for until its deadline only: past it, the GPU is given up (cuda::device_abandoned).
+// waited for until its deadline only: past it, the GPU is given up (cuda::device_abandoned). Until
+// then no call waits for the device: buffers grow in stream order, verdicts land in page-locked
+// memory, and a valid batch at the start loads every kernel a batch launches.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codec/gpu_decompress.hpp"
+#include "compress/codecs.hpp"
 #include "cuda/cuda_block_processor.hpp"
 #include "cuda/nvcomp/xxh64.hpp"
 #include "cuda/nvcomp/zstd.hpp"
@@ -19,21 +23,75 @@ namespace {
 namespace nv = cuda::nvcomp;
 constexpr std::size_t slot_align = 256;  // slots start as cudaMalloc's memory does
 
-template <class Buffer>
-void grow(Buffer& b, std::size_t n) {
-  if (b.size() < n) {
-    b = Buffer();  // free first: the old and the new need not both fit
-    b = Buffer(n);
+// Device memory grown by stream-ordered frees and allocations on the batch's stream: cudaFree waits
+// for the whole device, which another lane's batch spinning on a corrupt frame holds for ever.
+template <class T>
+class ordered_buffer {
+ public:
+  void grow(std::size_t n, cudaStream_t s) {
+    if (b_ && b_->size() >= n) return;
+    b_.reset();  // freed first: the old and the new need not both fit
+    b_.emplace(n, s);
   }
-}
+  [[nodiscard]] T* data() const noexcept { return b_ ? b_->data() : nullptr; }
+  [[nodiscard]] std::size_t size() const noexcept { return b_ ? b_->size() : 0; }
+  void upload(std::span<const T> host, cudaStream_t s) {
+    cuda::check(cudaMemcpyAsync(data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, s),
+                "cudaMemcpyAsync H2D");
+  }
+
+ private:
+  std::optional<cuda::stream_buffer<T>> b_;
+};
+
+// Page-locked memory that grows by doubling and frees what it outgrew only when it goes (cudaFreeHost
+// waits for the whole device).
+template <class T>
+class pinned_room {
+ public:
+  T* at_least(std::size_t n) {
+    if (now_.size() < n) {
+      retired_.push_back(std::move(now_));
+      now_ = cuda::pinned_buffer<T>(std::max(n, 2 * now_.size()));
+    }
+    return now_.data();
+  }
+
+ private:
+  cuda::pinned_buffer<T> now_;
+  std::vector<cuda::pinned_buffer<T>> retired_;
+};
 
 std::size_t aligned(std::size_t n) { return (n + slot_align - 1) / slot_align * slot_align; }
 
+// A frame of compressed, raw and RLE blocks (words, noise, one repeated byte) with its checksum:
+// the warm-up batch, which runs each kernel a batch may launch.
+std::vector<std::uint8_t> warm_up_frame(std::size_t& text_bytes) {
+  constexpr std::size_t block = std::size_t{128} << 10;
+  std::vector<std::uint8_t> text;
+  static constexpr char words[] = "the text of a frame, \xC3\xA9t\xC3\xA9 \xE6\x96\x87 \xF0\x9F\x98\x80 \n";
+  for (std::size_t i = 0; text.size() < block; ++i) text.push_back(static_cast<std::uint8_t>(words[i % (sizeof words - 1)]));
+  for (std::uint64_t x = 0x9E3779B97F4A7C15ull; text.size() < 2 * block;) {  // xorshift: incompressible
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    text.push_back(static_cast<std::uint8_t>(x >> 56));
+  }
+  text.resize(3 * block + 17, 'a');
+  text_bytes = text.size();
+  const auto encoder = compress::make_zstd_part_encoder(1);
+  std::vector<std::uint8_t> frame(encoder->bound(text.size()));
+  frame.resize(encoder->encode(text, frame));
+  return frame;
+}
+
 class nvcomp_zstd final : public gpu_zstd {
  public:
-  explicit nvcomp_zstd(cuda_processor& gpu) : gpu_(gpu), stream_(on_device(gpu)), done_(on_device_event(gpu)) {}
+  explicit nvcomp_zstd(cuda_processor& gpu) : gpu_(gpu), stream_(on_device(gpu)), done_(on_device_event(gpu)) {
+    warm_up();
+  }
 
   bool decompress(std::span<const std::uint8_t> compressed, std::span<const gpu_frame> frames) override {
+    if (cuda::device_abandoned().load())  // another lane's batch spins there: launch nothing behind it
+      throw error(errc::device_failure, "the GPU was given up (nvCOMP did not finish a batch by its deadline)");
     const cuda::device_scope on(gpu_.device());
     text_size_ = 0;
     const std::size_t text = lay_out(compressed, frames);
@@ -41,7 +99,7 @@ class nvcomp_zstd final : public gpu_zstd {
     enqueue();
     done_.record(stream_);
     if (!nv::completes_by(done_.get(), nv::batch_deadline(compressed.size()))) give_up(compressed.size());
-    const std::span<const nv::frame_result> verdicts(verdicts_.data(), frames_.size());
+    const std::span<const nv::frame_result> verdicts(verdicts_, frames_.size());
     if (!nv::failed_frames(verdicts).empty()) return false;
     text_size_ = text;
     decompressed_ += text;
@@ -61,8 +119,9 @@ class nvcomp_zstd final : public gpu_zstd {
       throw error(errc::invalid_argument, "gpu_zstd::copy_text: beyond the decompressed text");
     if (to.empty()) return;
     const cuda::device_scope on(gpu_.device());
-    cuda::check(cudaMemcpy(to.data(), text_.data() + at, to.size(), cudaMemcpyDeviceToHost),
-                "cudaMemcpy (decompressed text to host)");
+    // Pageable memory: the copy returns once done, after the batch (already finished) on its stream.
+    cuda::check(cudaMemcpyAsync(to.data(), text_.data() + at, to.size(), cudaMemcpyDeviceToHost, stream_),
+                "cudaMemcpyAsync (decompressed text to host)");
   }
 
   [[nodiscard]] std::uint64_t decompressed_bytes() const noexcept override { return decompressed_; }
@@ -78,10 +137,28 @@ class nvcomp_zstd final : public gpu_zstd {
     return cuda::event();
   }
 
+  // CUDA loads a kernel at its first launch (lazy loading), which may wait for the whole device: a
+  // first batch whose nvCOMP kernel spins would hold the launches queued behind it, and the thread,
+  // for ever. A valid batch first (its text validated too) loads them while nothing spins.
+  void warm_up() {
+    std::size_t text_bytes = 0;
+    const std::vector<std::uint8_t> frame = warm_up_frame(text_bytes);
+    const compress::random_reader read = compress::memory_reader(frame);
+    const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, 0, frame.size());
+    const gpu_frame f{0, frame.size(), text_bytes, true, e ? static_cast<std::size_t>(e->room) : 0};
+    if (!e || !decompress(frame, std::span(&f, 1)))
+      throw error(errc::device_failure, "nvCOMP did not decompress its warm-up frame");
+    block_request rq;
+    rq.size = rq.end = text_bytes;
+    rq.at_end = rq.count_lines = true;
+    process(0, rq);
+    decompressed_ = 0;
+  }
+
   // Each frame's slot (the most text its blocks hold) and its place in the packed text; the checksums
   // to verify; buffers grown to hold them. The packed text's size.
   std::size_t lay_out(std::span<const std::uint8_t> compressed, std::span<const gpu_frame> frames) {
-    grow(compressed_, std::max<std::size_t>(compressed.size(), 1));
+    compressed_.grow(std::max<std::size_t>(compressed.size(), 1), stream_);
     frames_.clear();
     checks_.clear();
     std::size_t text = 0, slots = 0;
@@ -96,14 +173,14 @@ class nvcomp_zstd final : public gpu_zstd {
       slots += aligned(room);
     }
     const std::size_t n = std::max<std::size_t>(frames_.size(), 1);
-    grow(slots_, std::max<std::size_t>(slots, 1));
-    grow(text_, std::max<std::size_t>(text, 1));
-    grow(results_, n);
-    grow(verdicts_, n);
-    grow(pack_, 3 * n);
-    std::size_t pack_bytes = 0;  // sized here: a buffer freed after nvCOMP's launch would wait for it
+    slots_.grow(std::max<std::size_t>(slots, 1), stream_);
+    text_.grow(std::max<std::size_t>(text, 1), stream_);
+    results_.grow(n, stream_);
+    verdicts_ = verdict_room_.at_least(n);
+    pack_.grow(3 * n, stream_);
+    std::size_t pack_bytes = 0;
     nv::pack_texts(nullptr, pack_bytes, nullptr, nullptr, nullptr, frames_.size(), stream_);
-    grow(pack_temp_, std::max<std::size_t>(pack_bytes, 1));
+    pack_temp_.grow(std::max<std::size_t>(pack_bytes, 1), stream_);
     const std::size_t count = frames_.size();
     pack_words_.assign(3 * count, 0);
     for (std::size_t i = 0, packed = 0; i < count; packed += frames_[i++].text_bytes) {
@@ -121,7 +198,7 @@ class nvcomp_zstd final : public gpu_zstd {
                 "cudaMemcpyAsync (compressed bytes to GPU)");
     if (!pack_words_.empty()) pack_.upload(pack_words_, stream_);
     if (!checks_.empty()) {
-      grow(d_checks_, checks_.size());
+      d_checks_.grow(checks_.size(), stream_);
       d_checks_.upload(checks_, stream_);
     }
   }
@@ -132,7 +209,7 @@ class nvcomp_zstd final : public gpu_zstd {
     auto* slots = reinterpret_cast<std::byte*>(slots_.data());
     std::size_t temp_bytes = 0;
     nv::decompress_zstd(nullptr, temp_bytes, frames_, slots, results_.data(), stream_);
-    grow(temp_, temp_bytes);
+    temp_.grow(temp_bytes, stream_);
     nv::decompress_zstd(temp_.data(), temp_bytes, frames_, slots, results_.data(), stream_);
     if (n != 0) {
       const std::uint64_t* words = pack_.data();
@@ -144,7 +221,7 @@ class nvcomp_zstd final : public gpu_zstd {
     if (!checks_.empty())
       nv::verify_checksums(reinterpret_cast<const std::byte*>(text_.data()), d_checks_.data(), checks_.size(),
                            results_.data(), stream_);
-    cuda::check(cudaMemcpyAsync(verdicts_.data(), results_.data(), n * sizeof(nv::frame_result),
+    cuda::check(cudaMemcpyAsync(verdicts_, results_.data(), n * sizeof(nv::frame_result),
                                 cudaMemcpyDeviceToHost, stream_),
                 "cudaMemcpyAsync (verdicts to host)");
   }
@@ -161,14 +238,15 @@ class nvcomp_zstd final : public gpu_zstd {
   cuda_processor& gpu_;
   cuda::stream stream_;
   cuda::event done_;  // the batch's last step
-  cuda::device_buffer<std::uint8_t> compressed_, slots_, text_, temp_, pack_temp_;
-  cuda::device_buffer<nv::frame_result> results_;
-  cuda::pinned_buffer<nv::frame_result> verdicts_;
+  ordered_buffer<std::uint8_t> compressed_, slots_, text_, temp_, pack_temp_;
+  ordered_buffer<nv::frame_result> results_;
+  pinned_room<nv::frame_result> verdict_room_;
+  nv::frame_result* verdicts_ = nullptr;  // the batch's, in verdict_room_
   std::vector<nv::zstd_frame> frames_;  // out_offset: the frame's slot
   std::vector<nv::checksum_frame> checks_;
-  cuda::device_buffer<nv::checksum_frame> d_checks_;
+  ordered_buffer<nv::checksum_frame> d_checks_;
   std::vector<std::uint64_t> pack_words_;  // [slot pointers][text pointers][sizes]
-  cuda::device_buffer<std::uint64_t> pack_;
+  ordered_buffer<std::uint64_t> pack_;
   std::size_t text_size_ = 0;
   std::uint64_t decompressed_ = 0;
 };
