@@ -161,7 +161,8 @@ TEST(NvcompZstdCorrupt, WrongContentChecksum) {
 }
 
 // A frame cut after a block, its last block header marked last, its checksum kept: the structure
-// check passes, the header's content size does not match what decompresses.
+// check refuses it (its blocks cannot make its header's content size), so a lane keeps it on the CPU;
+// given to nvCOMP all the same, the verdict says it did not decompress to that size.
 TEST(NvcompZstdCorrupt, TruncatedAtBlockBoundary) {
   case_frames c = make_frames({4099, 700001, 65537}, 51);
   bytes& f = c.frames[1];
@@ -172,7 +173,7 @@ TEST(NvcompZstdCorrupt, TruncatedAtBlockBoundary) {
   f.resize(keep.at + 3 + keep.content);
   f.insert(f.end(), checksum.begin(), checksum.end());
   f[keep.at] |= 1;  // Last_Block
-  ASSERT_EQ(checked_text_size(f), c.sizes[1]);
+  ASSERT_FALSE(checked_text_size(f).has_value()) << "blocks that cannot make the content size";
   GUTF8_REQUIRE_GPU();
   const batch_outcome o = run_batch(c.frames, c.sizes);
   EXPECT_EQ(nv::failed_frames(o.results), (std::vector<std::size_t>{1}));
