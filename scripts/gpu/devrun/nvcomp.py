@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -160,7 +161,7 @@ def test_names(ctx: Context) -> list[str]:
 
 
 @part("nvcomp_each", cap=240, needs=(PROGRAM,),
-      help="every gutf8_nvcomp_tests test in its own process under a 90 s limit: verdict and seconds")
+      help="every gutf8_nvcomp_tests test in its own process under a 60 s limit: verdict and seconds")
 def nvcomp_each(ctx: Context) -> Outcome:
     rows, failed = [], []
     for name in test_names(ctx):
@@ -169,7 +170,7 @@ def nvcomp_each(ctx: Context) -> Outcome:
             failed.append(name)
             continue
         step = ctx.run(f"each_{name.replace('.', '_')}", [ctx.path(PROGRAM), "--gtest_color=no",
-                                                          f"--gtest_filter={name}"], 90)
+                                                          f"--gtest_filter={name}"], 60)
         text = step.text()
         verdict = ("time limit" if step.timed_out else "skipped" if "[  SKIPPED ]" in text and step.ok
                    else "pass" if step.ok else f"fail rc {step.rc}")
@@ -265,24 +266,40 @@ def flipped_copy(source: Path, target: Path, every: int = 16) -> int:
     return damaged
 
 
-@part("nvcomp_hang_exit", cap=150, needs=("gutf8", "bench/bench_nvcomp_zstd"),
-      help="gutf8 validate cpu vs cuda on 64 MiB of zstd frames with flipped payload bytes: exit status and seconds")
+# Runs a command with its output lines stamped with the seconds since its start (a run killed at its
+# time limit still shows which line came when).
+STAMPED = (
+    "import subprocess, sys, time\n"
+    "t0 = time.monotonic()\n"
+    "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)\n"
+    "print(f'[{time.monotonic() - t0:6.2f} s] started', flush=True)\n"
+    "for line in p.stdout:\n"
+    "    print(f'[{time.monotonic() - t0:6.2f} s] ' + line.decode(errors='replace').rstrip(), flush=True)\n"
+    "rc = p.wait()\n"
+    "print(f'[{time.monotonic() - t0:6.2f} s] exit {rc}', flush=True)\n"
+    "sys.exit(rc if rc >= 0 else 128 - rc)\n")
+
+
+@part("nvcomp_hang_exit", cap=200, needs=("gutf8", "bench/bench_nvcomp_zstd"),
+      help="gutf8 validate cpu vs cuda (CUDA's lazy and eager kernel loading) on 64 MiB of zstd frames with flipped "
+           "payload bytes: exit status, seconds, the output's last lines stamped with their second")
 def nvcomp_hang_exit(ctx: Context) -> Outcome:
     size = 64 << 20
     text = text_file(ctx, "mixed", size)
     rows, ended = [], True
+    runs = (("cpu", "", {}), ("cuda", "lazy", {}), ("cuda", "eager", {"CUDA_MODULE_LOADING": "EAGER"}))
     for name, files in zstd_inputs(ctx, text, size, ("framed 1 MiB", "framed 1 MiB, checksums")).items():
         damaged = files[0].with_name(files[0].stem + "-flipped.zst")
         frames = flipped_copy(files[0], damaged)
-        for backend in ("cpu", "cuda"):
-            step = ctx.run(f"flipped_{files[0].stem}_{backend}", [ctx.path("gutf8"), "validate", f"--backend={backend}",
-                                                                  "--verbose", damaged], 60)
-            said = [line for line in step.text().splitlines() if re.search(r"corrupt|truncated|nvCOMP|GPU|device|fail", line)
-                    and not re.search(r"read and process|plan:", line)]
+        for backend, loading, env in runs:
+            step = ctx.run(f"flipped_{files[0].stem}_{backend}{'_' + loading if loading else ''}",
+                           [sys.executable, "-u", "-c", STAMPED, ctx.path("gutf8"), "validate", f"--backend={backend}",
+                            "--verbose", damaged], 30, env=env)
+            lines = [line for line in step.text().splitlines() if not re.search(r"\] (started|plan:)", line)]
             ended = ended and not step.timed_out and (step.rc == 3 or backend == "cuda" and step.rc in (0, 1, 3))
-            rows.append([name, str(frames), backend, "time limit" if step.timed_out else str(step.rc),
-                         f"{step.seconds:.1f}", (said[-1] if said else "")[:150]])
-    table = markdown_table(["input", "damaged frames", "backend", "exit", "s", "last word"], rows)
+            rows.append([name, str(frames), f"{backend} {loading}".strip(), "time limit" if step.timed_out else str(step.rc),
+                         f"{step.seconds:.1f}", " / ".join(lines[-3:])[:300]])
+    table = markdown_table(["input", "damaged frames", "backend", "exit", "s", "output's last lines (second: line)"], rows)
     (ctx.out / "nvcomp_hang_exit.md").write_text(table)
     print(table, flush=True)
     return Outcome("nvcomp_hang_exit", "pass" if ended and rows else "fail",
