@@ -49,7 +49,11 @@ class gpu_zstd {
 // Whether this build decompresses on the GPU at all (nvCOMP linked).
 bool gpu_zstd_built() noexcept;
 // GPU decompression beside `gpu`, a processor from make_gpu_processor, on its GPU; null when the
-// build has no nvCOMP. Throws gutf8::error as the GPU backend does.
-std::unique_ptr<gpu_zstd> make_gpu_zstd(block_processor& gpu);
+// build has no nvCOMP. Throws gutf8::error as the GPU backend does. Batches hold up to most_text
+// bytes of text, processed as `shape` asks (its op and whether it has a histogram; data, size and
+// the histogram's counters are not used): the device buffers are sized for them and every kernel
+// loaded before it returns, by a valid batch and most_text bytes processed, since growing memory or
+// loading a kernel later may wait for the whole device, which a batch that spins holds for ever.
+std::unique_ptr<gpu_zstd> make_gpu_zstd(block_processor& gpu, std::size_t most_text, const block_request& shape);
 
 }  // namespace gutf8::internal

@@ -133,7 +133,14 @@ run_result gpu_part_worker::process(compressed_input& in, const piece_run& run, 
                                     std::span<std::uint8_t> buffer, unsigned read_threads, const run_context& ctx,
                                     std::uint64_t* histogram) {
   part_slot s = in.take(run.first);
-  if (!std::exchange(made_, true)) zstd_ = make_gpu_zstd(gpu);
+  if (!std::exchange(made_, true)) {
+    block_request shape;  // how process_device_part processes a part's text
+    shape.op = ctx.config.stream.operation;
+    shape.count_lines = true;
+    std::vector<std::uint64_t> counters(histogram != nullptr ? code_space : 0);  // the run's stay untouched
+    shape.histogram = histogram != nullptr ? counters.data() : nullptr;
+    zstd_ = make_gpu_zstd(gpu, static_cast<std::size_t>(ctx.plan.gpu_run_bytes), shape);
+  }
   if (std::optional<run_result> r = on_device(in, s, run, buffer, read_threads, ctx, histogram)) return std::move(*r);
   return cpu_.process(in, s, run, gpu, ctx, histogram);
 }

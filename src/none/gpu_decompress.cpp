@@ -6,6 +6,6 @@ namespace gutf8::internal {
 
 bool gpu_zstd_built() noexcept { return false; }
 
-std::unique_ptr<gpu_zstd> make_gpu_zstd(block_processor&) { return nullptr; }
+std::unique_ptr<gpu_zstd> make_gpu_zstd(block_processor&, std::size_t, const block_request&) { return nullptr; }
 
 }  // namespace gutf8::internal

@@ -85,8 +85,9 @@ std::vector<std::uint8_t> warm_up_frame(std::size_t& text_bytes) {
 
 class nvcomp_zstd final : public gpu_zstd {
  public:
-  explicit nvcomp_zstd(cuda_processor& gpu) : gpu_(gpu), stream_(on_device(gpu)), done_(on_device_event(gpu)) {
-    warm_up();
+  nvcomp_zstd(cuda_processor& gpu, std::size_t most_text, const block_request& shape)
+      : gpu_(gpu), stream_(on_device(gpu)), done_(on_device_event(gpu)) {
+    warm_up(std::max<std::size_t>(most_text, 1), shape);
   }
 
   bool decompress(std::span<const std::uint8_t> compressed, std::span<const gpu_frame> frames) override {
@@ -137,22 +138,32 @@ class nvcomp_zstd final : public gpu_zstd {
     return cuda::event();
   }
 
-  // CUDA loads a kernel at its first launch (lazy loading), which may wait for the whole device: a
-  // first batch whose nvCOMP kernel spins would hold the launches queued behind it, and the thread,
-  // for ever. A valid batch first (its text validated too) loads them while nothing spins.
-  void warm_up() {
+  // CUDA loads a kernel at its first launch (lazy loading), and growing device or page-locked memory
+  // may wait for the whole device: a batch that spins would hold the launches queued behind it, or
+  // another lane's growth, and their threads, for ever. So first a valid batch (its frame written
+  // into a text already of its largest size), then the processor's buffers sized by processing
+  // most_text bytes of that text, while nothing of this lane spins.
+  void warm_up(std::size_t most_text, const block_request& shape) {
     std::size_t text_bytes = 0;
     const std::vector<std::uint8_t> frame = warm_up_frame(text_bytes);
     const compress::random_reader read = compress::memory_reader(frame);
     const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, 0, frame.size());
     const gpu_frame f{0, frame.size(), text_bytes, true, e ? static_cast<std::size_t>(e->room) : 0};
+    const std::size_t whole = std::max(most_text, text_bytes);
+    {
+      const cuda::device_scope on(gpu_.device());
+      text_.grow(whole, stream_);
+      cuda::check(cudaMemsetAsync(text_.data(), 'a', whole, stream_), "cudaMemsetAsync (warm-up text)");
+    }
     if (!e || !decompress(frame, std::span(&f, 1)))
       throw error(errc::device_failure, "nvCOMP did not decompress its warm-up frame");
-    block_request rq;
-    rq.size = rq.end = text_bytes;
-    rq.at_end = rq.count_lines = true;
-    process(0, rq);
+    block_request rq = shape;
+    rq.data = text_.data();
+    rq.size = rq.end = whole;
+    rq.at_end = true;
+    gpu_.process_resident(rq);
     decompressed_ = 0;
+    text_size_ = 0;
   }
 
   // Each frame's slot (the most text its blocks hold) and its place in the packed text; the checksums
@@ -255,10 +266,10 @@ class nvcomp_zstd final : public gpu_zstd {
 
 bool gpu_zstd_built() noexcept { return true; }
 
-std::unique_ptr<gpu_zstd> make_gpu_zstd(block_processor& gpu) {
+std::unique_ptr<gpu_zstd> make_gpu_zstd(block_processor& gpu, std::size_t most_text, const block_request& shape) {
   auto* cuda = dynamic_cast<cuda_processor*>(&gpu);
   if (cuda == nullptr) return nullptr;
-  return std::make_unique<nvcomp_zstd>(*cuda);
+  return std::make_unique<nvcomp_zstd>(*cuda, most_text, shape);
 }
 
 }  // namespace gutf8::internal
