@@ -4,6 +4,7 @@
 #include <array>
 
 #include "codec/lines.hpp"
+#include "compress/magic.hpp"
 #include "engine/on_threads.hpp"
 #include "gutf8/error.hpp"
 
@@ -56,6 +57,14 @@ line_facts line_facts_of(gpu_zstd& z, std::size_t at, const block_result& r) {
     f.last_before_error = last_newline(before.data(), before.size(), 1);
   }
   return f;
+}
+
+// Whether a zstd frame's magic starts at `at` (a frame the structure check refused, not other bytes).
+bool starts_zstd_frame(const compress::random_reader& read, std::uint64_t at, std::uint64_t file_size) {
+  std::array<std::uint8_t, compress::magic::zstd.size()> head{};
+  if (file_size - at < head.size()) return false;
+  read(head, at);
+  return compress::magic::zstd_frame(head) == compress::magic::verdict::yes;
 }
 
 }  // namespace
@@ -117,12 +126,12 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
   return true;
 }
 
-bool gpu_takes_first_frame(const compress::random_reader& read, std::uint64_t file_size) {
+bool lanes_take_in_parts(const compress::random_reader& read, std::uint64_t file_size) {
   constexpr int most_skipped = 16;  // skippable frames first (pzstd writes one): passed over
   std::uint64_t at = 0;
   for (int k = 0; k < most_skipped && at < file_size; ++k) {
     const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, at, file_size);
-    if (!e) return false;
+    if (!e) return starts_zstd_frame(read, at, file_size);  // refused by the check: the CPU's parts
     if (!e->skippable) return e->text_size && *e->text_size <= most_frame_text;
     at += e->size;
   }

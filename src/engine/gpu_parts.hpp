@@ -49,9 +49,10 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
 // unit starts; its line facts from the bytes copied back (validate and stats: no output).
 piece_outcome process_device_part(gpu_zstd& z, std::size_t size, const run_config& config, std::uint64_t* histogram,
                                   text_edges& edges);
-// Whether a GPU lane would take the first frame of a zstd file, past skippable frames (what decides,
-// under the CUDA backend, that the file goes in parts to the lanes rather than in order through one
-// reader).
-bool gpu_takes_first_frame(const compress::random_reader& read, std::uint64_t file_size);
+// Whether a zstd file goes in parts to the GPU lanes under the CUDA backend (rather than in order
+// through one reader): where a lane would take its first frame, past skippable frames, and where the
+// structure check refuses that frame, so that the lanes' CPU decoder gets the CPU workers' parts and
+// names the damage where they do (one reader feeds libzstd in slices, which moves the position named).
+bool lanes_take_in_parts(const compress::random_reader& read, std::uint64_t file_size);
 
 }  // namespace gutf8::internal

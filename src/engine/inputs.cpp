@@ -66,11 +66,11 @@ opened_input whole_from(std::span<const std::uint8_t> bytes, std::unique_ptr<job
   return o;
 }
 
-// In parts where the plan allows; under the CUDA backend only a zstd file whose first frame a GPU
-// lane decompresses (engine/gpu_parts.hpp): any other is read in order, its text going to the lanes.
+// In parts where the plan allows; under the CUDA backend only a zstd file the lanes take in parts
+// (engine/gpu_parts.hpp): any other is read in order, its text going to the lanes.
 bool in_parts(compress::format f, const compress::random_reader& read, std::uint64_t size, const run_plan& plan) {
   if (!plan.compressed_parts) return false;
-  return !plan.gpu_only || (f == compress::format::zstd && gpu_takes_first_frame(read, size));
+  return !plan.gpu_only || (f == compress::format::zstd && lanes_take_in_parts(read, size));
 }
 
 // A compressed input read as its text: in parts (engine/compressed.hpp), or in order by one reader.

@@ -9,6 +9,7 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader, as src/compress/zstd.cpp uses it
 #include <zstd.h>
 
+#include <array>
 #include <random>
 #include <thread>
 
@@ -341,7 +342,7 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   const auto reader = [](const std::vector<std::uint8_t>& bytes) {
     return [&bytes](std::span<std::uint8_t> b, std::uint64_t at) { std::copy_n(bytes.begin() + std::ptrdiff_t(at), b.size(), b.begin()); };
   };
-  EXPECT_TRUE(in::gpu_takes_first_frame(reader(file), file.size()));
+  EXPECT_TRUE(in::lanes_take_in_parts(reader(file), file.size()));
   const std::pair<std::vector<std::uint8_t>, const char*> refused[] = {
       {zstd_frame(4099, false, false), "no content size"},
       {zstd_frame((std::size_t{4} << 20) + 1, true, false), "more than 4 MiB"},
@@ -354,12 +355,12 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   };
   for (const auto& [frame, why] : refused) {
     EXPECT_EQ(in::gpu_frames(joined(file, frame), got), frame == skip) << why;
-    EXPECT_EQ(in::gpu_takes_first_frame(reader(frame), frame.size()), false) << why;
+    EXPECT_EQ(in::lanes_take_in_parts(reader(frame), frame.size()), false) << why;
     const std::vector<std::uint8_t> after_skip = joined(skip, frame);  // what follows skippable frames decides
-    EXPECT_EQ(in::gpu_takes_first_frame(reader(after_skip), after_skip.size()), false) << why;
+    EXPECT_EQ(in::lanes_take_in_parts(reader(after_skip), after_skip.size()), false) << why;
   }
   const std::vector<std::uint8_t> skip_first = joined(skip, file);
-  EXPECT_TRUE(in::gpu_takes_first_frame(reader(skip_first), skip_first.size()));
+  EXPECT_TRUE(in::lanes_take_in_parts(reader(skip_first), skip_first.size()));
   // A header whose content size lies (1000 for 300007 bytes) under a window of its own (128 KiB:
   // not the content size, which would hold every block to 1000 bytes): the room its blocks make
   // stays the truth's.
@@ -404,6 +405,7 @@ TEST(EngineGpuParts, FramesALaneTakes) {
     for (std::size_t k = 0; k < h.content; ++k) f.push_back(std::uint8_t('a' + k % 7));
     EXPECT_FALSE(in::gpu_frames(f, got)) << h.why;
     EXPECT_FALSE(cz::zstd_frame_extent(cz::memory_reader(f), 0, f.size()).has_value()) << h.why;
+    EXPECT_TRUE(in::lanes_take_in_parts(reader(f), f.size())) << h.why << ": in parts, as on the CPU";
   }
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
@@ -542,6 +544,61 @@ TEST(EngineGpuParts, RunsOfKnownTextStayApart) {
     if (gpu_run_bytes != 0) {
       EXPECT_EQ(known, 16u);
     }
+  }
+}
+
+// The first error a part worker meets in each part of `file` grouped as the CPU workers group it
+// (gpu_run_bytes 0) or as a GPU lane does (its CPU decoder then decodes the lane's parts).
+std::string first_error(const std::vector<std::uint8_t>& file, std::uint64_t gpu_run_bytes) {
+  namespace in = gutf8::internal;
+  constexpr std::uint64_t chunk = std::uint64_t{4} << 20;
+  in::compressed_input input(cz::format::zstd, {}, file);
+  while (const std::optional<cz::part> p = input.next_part(chunk, false, gpu_run_bytes)) {
+    in::part_text t;
+    t.open(cz::format::zstd, *p, std::span(file).subspan(p->offset, p->size));
+    std::vector<std::uint8_t> buffer;
+    in::part_block b;
+    try {
+      for (buffer.resize(t.room(chunk)); t.next(buffer, b); buffer.resize(t.room(chunk))) {
+      }
+    } catch (const gutf8::error& e) {
+      return e.what();
+    }
+  }
+  return {};
+}
+
+// Damage in the first, an inner and the last of 7 frames (a content size changed by one, a stored
+// checksum not the text's): a zstd file goes in parts to the GPU lanes as to the CPU workers, also
+// where the structure check refuses its first frame (1 MiB recorded as 1 MiB + 1, more than its 8
+// blocks make), and the lanes' CPU decoder names the position the workers name. In order, through
+// one reader's slices of 128 KiB, libzstd named another (the start of the slice it failed in).
+TEST(EngineGpuParts, CorruptFramesReportAsOnTheCpuWorkers) {
+  namespace in = gutf8::internal;
+  const std::size_t block = std::size_t{128} << 10;
+  for (const std::size_t frame_text : {8 * block, 8 * block - 7, 3 * block + 1}) {
+    std::vector<std::vector<std::uint8_t>> frames;
+    for (std::size_t i = 0; i < 7; ++i) frames.push_back(zstd_frame(i == 6 ? 11 : frame_text + i, true, true));
+    for (const std::size_t bad : {std::size_t{0}, std::size_t{3}, std::size_t{6}})
+      for (const bool sized : {true, false}) {
+        std::vector<std::vector<std::uint8_t>> damaged = frames;
+        std::vector<std::uint8_t>& f = damaged[bad];
+        ZSTD_frameHeader h{};
+        ASSERT_EQ(ZSTD_getFrameHeader(&h, f.data(), f.size()), 0u);
+        const std::size_t fcs_bytes = std::array<std::size_t, 4>{(f[4] & 0x20) ? 1u : 0u, 2, 4, 8}[f[4] >> 6];
+        if (sized) f[h.headerSize - fcs_bytes] ^= 1;  // the content size's low byte
+        else f[f.size() - 3] ^= 0x10;                 // the stored checksum
+        std::vector<std::uint8_t> file;
+        for (const auto& d : damaged) file.insert(file.end(), d.begin(), d.end());
+        const std::string what = std::to_string(frame_text) + " bytes a frame, frame " + std::to_string(bad) +
+                                 (sized ? " sized wrong" : " summed wrong");
+        const bool refused = !cz::zstd_frame_extent(cz::memory_reader(file), 0, file.size());
+        EXPECT_EQ(refused, sized && bad == 0 && frame_text == 8 * block) << what;
+        EXPECT_TRUE(in::lanes_take_in_parts(cz::memory_reader(file), file.size())) << what;
+        const std::string want = first_error(file, 0);
+        EXPECT_TRUE(want.starts_with("corrupt zstd data at compressed byte ")) << what << ": " << want;
+        EXPECT_EQ(first_error(file, std::uint64_t{4} << 20), want) << what;
+      }
   }
 }
 

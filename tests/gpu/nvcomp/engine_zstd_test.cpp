@@ -272,7 +272,9 @@ const std::size_t bad_frames[] = {0, 3, 6};  // the first, one inside, the last 
 
 // Sizes that lie (the frame decompresses to another size than its header says: nvCOMP writes it in
 // its slot, the room its blocks make; the size check sends it to the CPU), stored checksums not the text's,
-// a file cut inside its last frame: every report is the CPU backend's.
+// a file cut inside its last frame: every report is the CPU backend's. A frame of 1 MiB recorded as
+// 1 MiB + 1 is more than its 8 blocks make: the structure check refuses it, and as the first frame
+// the file still goes in parts, to the lanes' CPU decoder.
 TEST(NvcompEngine, CorruptFramesFallBackToTheCpuReport) {
   GUTF8_REQUIRE_GPU();
   const bytes text = text_of(6 * mib + 11, 41, 0.0);
