@@ -137,7 +137,7 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s,
 // bytes before it (the end of the sequence the vector before i cut).
 template <mode M, error_policy P, bool H>
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline vector_stop leave_vector(utf8_state<M, P, H>& s, u8*& out, std::size_t i,
-                                             const vector_masks& m) noexcept {
+                                                                 const vector_masks& m) noexcept {
   const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
   if constexpr (M == mode::repair) {
     std::memcpy(out, s.in + i, first_start - i);
