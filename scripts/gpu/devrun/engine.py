@@ -99,6 +99,32 @@ def engine_knobs(ctx: Context) -> Outcome:
                    details="```\n" + tail(step.log, 60) + "\n```\n")
 
 
+# The CPU suites that cover the scanners (every ISA path the host has) and the engine's pieces.
+DECODE_TESTS = ":".join(f"{suite}.*" for suite in (
+    "ScanDecode", "ScanWalk", "Exhaustive", "RandomUtf8", "RandomUtf32", "UnicodeExamples", "Kinds", "Boundaries",
+    "Policies", "Positions", "Stats", "Threads", "FuzzCorpus", "Stream", "ErrorList", "Pieces", "Engine", "RoundTrip"))
+
+
+@part("decode_1t", cap=400, gpu=False, needs=("gutf8", "tests/gutf8_cpu_tests"),
+      help="the scanners' CPU tests on this host's ISAs, then decode at 1 thread beside simdutf (2 GiB English and "
+           "Chinese; decode's pieces of 256 and 128 KiB, release steps of 8 MiB and none, and the AVX2 path)")
+def decode_1t(ctx: Context) -> Outcome:
+    tests = ctx.run("decode_1t_tests", [ctx.path("tests/gutf8_cpu_tests"), "--gtest_color=no",
+                                        f"--gtest_filter={DECODE_TESTS}"], 200)
+    simdutf = peer(ctx, "simdutf_files")
+    args = [sys.executable, "bench/engine_knobs.py", "--gutf8", ctx.bundle / "gutf8", "--simdutf", simdutf or "",
+            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"), "--sizes", "2G",
+            "--threads", "1", "--reps", ctx.options.get("reps", "5"), "--ops", "decode",
+            "--decode-pieces", "1M,512K", "--decode-isas", "avx2", "--decode-release", "8M,4G",
+            "--out", ctx.out / "decode_1t.csv"]
+    bench = ctx.run("decode_1t_bench", args, 180)
+    limit = lambda step: " (time limit)" if step.timed_out else ""  # noqa: E731
+    return Outcome("decode_1t", "pass" if tests.ok and bench.ok else "fail",
+                   f"tests rc {tests.rc}{limit(tests)}: {gtest_counts(tests.text()).line()}; "
+                   f"bench rc {bench.rc}{limit(bench)}; decode_1t.csv" + ("" if simdutf else "; no simdutf peer"),
+                   details="```\n" + tail(bench.log, 20) + "\n```\n")
+
+
 @part("compress_engine", cap=580, gpu=False, needs=("gutf8",), tools=("zstd", "gzip"))
 def compress_engine(ctx: Context) -> Outcome:
     """bench/compress_engine.py: compressed shards and frames through the engine beside zstd and gzip (--size)."""
