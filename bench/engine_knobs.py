@@ -5,8 +5,10 @@ For each big file and thread count: validate (gutf8 at several pieces-in-flight 
 worker fewer, beside `simdutf_files validate`), decode to /dev/null (gutf8 at several piece sizes,
 beside `simdutf_files decode`) and `validate --replace -o /dev/null` (against gutf8's validate).
 Knobs are the CLI's environment variables GUTF8_PIECE_BYTES (a big file's pieces before the
-operation scales them), GUTF8_PIECES_AHEAD (pieces in flight beyond the commit) and
-GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time).
+operation scales them), GUTF8_PIECES_AHEAD (pieces in flight beyond the commit),
+GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time), and any given
+with --env (GUTF8_POPULATE: each piece's pages mapped in one call before its scan;
+GUTF8_RESULTS_BATCH: pieces done before the committing thread is woken).
 Rounds are interleaved (every variant once a round); wall clock from process start, files in the
 page cache, median of --reps. Writes CSV rows to --out and prints a compact table last.
 """
@@ -41,6 +43,9 @@ def variants(a: argparse.Namespace, path: str, t: int) -> list[tuple[str, str, l
         out.append(("validate", f"gutf8 ahead={ahead}", g + ["validate"] + th + [path], {"GUTF8_PIECES_AHEAD": ahead}))
     for release in a.release:
         out.append(("validate", f"gutf8 release={release}", g + ["validate"] + th + [path], {"GUTF8_RELEASE_BYTES": release}))
+    for setting in a.env:  # NAME=VALUE, or several joined by +
+        env = dict(part.partition("=")[::2] for part in setting.split("+"))
+        out.append(("validate", f"gutf8 {setting}", g + ["validate"] + th + [path], env))
     if t > 1:
         out.append(("validate", f"gutf8 {t - 1} workers", g + ["validate", "--threads", str(t - 1), path], {}))
     if a.simdutf:
@@ -66,24 +71,29 @@ def main() -> None:
     p.add_argument("--ahead", default="", help="GUTF8_PIECES_AHEAD values for validate, comma-separated")
     p.add_argument("--release", default="", help="GUTF8_RELEASE_BYTES values for validate, comma-separated")
     p.add_argument("--decode-pieces", default="8M,1M,512K", help="GUTF8_PIECE_BYTES values for decode")
+    p.add_argument("--env", default="", help="more validate variants, comma-separated, each NAME=VALUE environment "
+                   "settings joined by + (e.g. GUTF8_POPULATE=1,GUTF8_POPULATE=1+GUTF8_RESULTS_BATCH=1)")
+    p.add_argument("--ops", default="validate,decode,replace", help="which operations' variants to run")
     p.add_argument("--out", default="engine_knobs.csv")
     a = p.parse_args()
     a.ahead = [x for x in a.ahead.split(",") if x]
     a.decode_pieces = [x for x in a.decode_pieces.split(",") if x]
     a.release = [x for x in a.release.split(",") if x]
+    a.env = [x for x in a.env.split(",") if x]
     files = [x for x in a.files.split(",") if x]
     if a.work:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import host_engine  # the same inputs as the engine's benchmark
         os.makedirs(a.work, exist_ok=True)
-        files += [host_engine.text_file(a.work, kind, host_engine.parse_size(s))
+        # Whole lines: a size that cuts the tile inside a character would make every run exit 1.
+        files += [host_engine.text_file(a.work, kind, host_engine.parse_size(s), whole_lines=True)
                   for s in a.sizes.split(",") for kind in a.kinds.split(",")]
     rows = []
     for path in files:
         size = os.path.getsize(path)
         subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)  # into the page cache
         for t in (int(x) for x in a.threads.split(",")):
-            vs = variants(a, path, t)
+            vs = [v for v in variants(a, path, t) if v[0] in a.ops.split(",")]
             times: list[list[float]] = [[] for _ in vs]
             for _ in range(a.reps):
                 for k, (_, _, cmd, env) in enumerate(vs):
