@@ -172,7 +172,7 @@ void invocation::for_each_input(const stream_config& config, fd_writer* sink, co
   inputs.reserve(options_.inputs.size());
   for (const auto& path : options_.inputs) inputs.push_back(input_named(path));
   const run_config rc = engine_config(config, top_n);
-  plan_ = plan_run(rc).describe();
+  if (options_.verbose) plan_ = plan_run(rc).describe();  // the run plans again: only --verbose shows it
   const cli_observer::message_function unreadable =
       [this](const std::string& name, const std::string& reason) { this->unreadable(name, reason); };
   // A warning, as gzip's "trailing garbage ignored": -q hides it and the exit status stays.
