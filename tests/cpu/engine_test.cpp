@@ -505,12 +505,13 @@ TEST(Engine, ShrinkingFileIsThatInputsFailure) {
   }
 }
 
-// A mapped file cut inside a page of a later piece's window (its page still there, the bytes past
+// A mapped file cut inside the page its last window ends in (that page still there, the bytes past
 // the cut gone) is that input's failure, not a scan of what the page holds past the file's end.
-TEST(Engine, FileCutInsideAPageIsThatInputsFailure) {
+TEST(Engine, FileCutInsideItsLastPageIsThatInputsFailure) {
   auto g = rng(64);
-  for (const std::uint64_t cut : {std::uint64_t{3 * 4096 + 77}, std::uint64_t{5 * 4096 - 1}}) {
-    const temp_file f(random_text(g, 1 << 20, 0.0));
+  for (const std::uint64_t cut : {std::uint64_t{15400}, std::uint64_t{15499}, std::uint64_t{12289}}) {
+    const temp_file f(random_text(g, 15500, 0.0).substr(0, 15500));
+    ASSERT_EQ(::lseek(f.fd(), 0, SEEK_END), 15500);
     engine_tuning t;
     t.cpu_workers = 1;
     std::atomic<bool> done{false};
@@ -520,7 +521,8 @@ TEST(Engine, FileCutInsideAPageIsThatInputsFailure) {
         EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(cut)), 0);
       }
     };
-    const kept_run r = run_inputs({input::file(f.path())}, config_for(operation::validate, error_policy::strict, 4096), t);
+    // Pieces of 5000 bytes: the last window, [14997, 15500), ends inside the page at 12288.
+    const kept_run r = run_inputs({input::file(f.path())}, config_for(operation::validate, error_policy::strict, 5000), t);
     ASSERT_TRUE(r.by_input.at(0).failure) << "no error for a file cut at " << cut;
     EXPECT_EQ(r.by_input.at(0).code, errc::io_failure);
   }
