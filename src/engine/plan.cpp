@@ -84,6 +84,9 @@ run_plan plan_run(const run_config& config) {
   // the committing thread is held (releasing a map's pages takes milliseconds) or off its core.
   const std::size_t per_worker = internal::output_width(op) == 0 ? 8 : 2;
   p.ahead = config.pieces_ahead.value_or(per_worker * std::size_t{p.cpu_workers} + 4 + lanes_ahead);
+  // Pieces without output hold no memory: the committing thread takes a worker's count of them at
+  // a time, rather than a thread switch for each.
+  p.results_batch = config.results_batch.value_or(internal::output_width(op) == 0 ? std::max(p.cpu_workers, 1u) : 1);
   p.open_inputs = open_input_budget(p.cpu_workers);
   return p;
 }
@@ -91,7 +94,7 @@ run_plan plan_run(const run_config& config) {
 std::string run_plan::describe() const {
   std::string text = std::to_string(cpu_workers) + " CPU worker" + (cpu_workers == 1 ? "" : "s");
   text += gpu_only ? " reading inputs" : "";
-  text += "; big files in pieces of " + mib(piece_bytes) + (read == read_method::map ? " scanned in place" : " copied out");
+  text += "; big files in pieces of " + mib(piece_bytes) + (read != read_method::copy ? " scanned in place" : " copied out");
   text += ", files up to " + mib(whole_bytes) + " read whole, streams read " + mib(chunk_bytes) + " at a time";
   if (!pieces) text += " (each input through one stream: the options need every byte in order)";
   if (!decompress) text += "; compressed inputs read as bytes";

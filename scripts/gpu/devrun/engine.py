@@ -83,14 +83,20 @@ def host_engine(ctx: Context) -> Outcome:
 
 
 @part("engine_knobs", cap=300, gpu=False, needs=("gutf8",),
-      help="bench/engine_knobs.py: the big-file knobs (pieces in flight, release step, decode's pieces) beside simdutf, 2 GiB, 16, 14 and 1 threads")
+      help="bench/engine_knobs.py: the big-file knobs (pieces in flight, release step, decode's pieces) beside simdutf, "
+           "2 GiB, 16, 14 and 1 threads; --knobs-env NAME=VALUE,... runs those settings instead of the sweep")
 def engine_knobs(ctx: Context) -> Outcome:
     simdutf = peer(ctx, "simdutf_files")
     workers = os.cpu_count() or 16
+    env = ctx.options.get("knobs_env", "")
+    # Settings given: those beside the defaults (the window and release sweeps are in host_engine_h200.md).
+    sweep = ["--ahead", f"{2 * workers + 4},{32 * workers + 4}", "--release", "16M,512M"] if not env else []
     args = [sys.executable, "bench/engine_knobs.py", "--gutf8", ctx.bundle / "gutf8", "--simdutf", simdutf or "",
-            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"), "--sizes", "2G",
-            "--threads", f"{workers},{max(workers - 2, 1)},1", "--reps", ctx.options.get("reps", "5"),
-            "--ahead", f"{2 * workers + 4},{32 * workers + 4}", "--release", "16M,512M", "--decode-pieces", "8M,1M,512K",
+            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"),
+            "--sizes", ctx.options.get("knobs_sizes", "2G"),
+            "--threads", ctx.options.get("knobs_threads", f"{workers},{max(workers - 2, 1)},1"),
+            "--reps", ctx.options.get("reps", "5"), *sweep, "--env", env,
+            "--ops", ctx.options.get("knobs_ops", "validate,decode,replace"), "--decode-pieces", "8M,1M,512K",
             "--out", ctx.out / "engine_knobs.csv"]
     step = ctx.run("engine_knobs", args, 280)
     return Outcome("engine_knobs", "pass" if step.ok else "fail",
