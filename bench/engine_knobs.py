@@ -8,7 +8,7 @@ pieces-in-flight windows and one worker fewer, beside `simdutf_files validate`),
 Knobs are the CLI's environment variables GUTF8_PIECE_BYTES (a big file's pieces before the
 operation scales them), GUTF8_PIECES_AHEAD (pieces in flight beyond the commit),
 GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time), and any given
-with --env (GUTF8_POPULATE: each piece's pages mapped in one call before its scan;
+with --env (GUTF8_POPULATE=0: each piece's pages faulted in as scanned, not mapped by one call first;
 GUTF8_RESULTS_BATCH: pieces done before the committing thread is woken).
 Rounds are interleaved (every variant once a round); wall clock from process start, files in the
 page cache, median of --reps. Writes CSV rows to --out and prints a compact table last.
@@ -84,7 +84,7 @@ def main() -> None:
     p.add_argument("--decode-isas", default="", help="GUTF8_CPU_ISA values for decode (avx2, portable: below the host's)")
     p.add_argument("--decode-release", default="", help="GUTF8_RELEASE_BYTES values for decode, comma-separated")
     p.add_argument("--env", default="", help="more validate and decode variants, comma-separated, each NAME=VALUE environment "
-                   "settings joined by + (e.g. GUTF8_POPULATE=1,GUTF8_POPULATE=1+GUTF8_RESULTS_BATCH=1)")
+                   "settings joined by + (e.g. GUTF8_POPULATE=0,GUTF8_POPULATE=0+GUTF8_RESULTS_BATCH=16)")
     p.add_argument("--ops", default="validate,decode,replace", help="which operations' variants to run")
     p.add_argument("--out", default="engine_knobs.csv")
     a = p.parse_args()

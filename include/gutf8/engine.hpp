@@ -96,10 +96,10 @@ struct output_compression {
 // How regular files are read.
 enum class read_method : std::uint8_t {
   copy,  // pread into the workers' own buffers: a file that shrinks is that input's failure
-  map,   // scanned in place in the page cache (faster on big files), its pages faulted in as they
-         // are scanned; a file that shrinks while it is read raises SIGBUS in the process, which
-         // the caller must handle (the CLI does)
-  map_populated,  // as map, each piece's pages mapped by one call before its scan (to compare)
+  map,   // scanned in place in the page cache (faster on big files), each piece's pages mapped by one
+         // call before its scan; a file that shrinks while it is read raises SIGBUS in the process,
+         // which the caller must handle (the CLI does)
+  map_faulted,  // as map, its pages faulted in as they are scanned (to compare)
 };
 
 struct run_config {
@@ -113,7 +113,7 @@ struct run_config {
                                                     // decode's are a quarter: its output is 4 bytes a character)
   std::optional<std::size_t> pieces_ahead;          // pieces in flight beyond the commit; none: the plan's
   std::optional<std::size_t> results_batch;         // results the committing thread is woken for at once
-                                                    // (pieces without output); none: the plan's
+                                                    // (pieces without output); none: 1
   // A mapped file's pages leave the process behind the commit this many bytes at a time (each
   // release stops every thread of the process for a moment); the page cache keeps them.
   std::uint64_t release_bytes = std::uint64_t{64} << 20;

@@ -150,9 +150,11 @@ run_config invocation::engine_config(const stream_config& config, std::size_t to
   }
   // The pages of big files are scanned in place; a file that shrinks meanwhile raises SIGBUS,
   // which shrunk_input_guard reports. GUTF8_NO_MAP copies them out instead, to compare and to test;
-  // GUTF8_POPULATE maps each piece's pages in one call before its scan, to compare.
+  // GUTF8_POPULATE=0 faults each piece's pages in as it is scanned, to compare.
   rc.read = std::getenv("GUTF8_NO_MAP") == nullptr ? read_method::map : read_method::copy;
-  if (rc.read == read_method::map && std::getenv("GUTF8_POPULATE") != nullptr) rc.read = read_method::map_populated;
+  if (const char* populate = std::getenv("GUTF8_POPULATE"); rc.read == read_method::map && populate != nullptr &&
+                                                            std::string_view(populate) == "0")
+    rc.read = read_method::map_faulted;
   // Tuning knobs for benchmarks (bench/engine_knobs.py): pieces (before decode's quarter), a mapped
   // file's release step, pieces in flight beyond the commit, results the committer is woken for.
   if (const char* bytes = std::getenv("GUTF8_PIECE_BYTES"))

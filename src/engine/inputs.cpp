@@ -207,7 +207,7 @@ random_input::random_input(descriptor fd, std::uint64_t base, const piece_plan& 
   if (read != read_method::copy) {
     map_ = mapped_range::map(fd_.get(), base_, plan_.total);
     if (map_) bytes_ = map_->at(0);
-    populate_ = read == read_method::map_populated;
+    populate_ = read == read_method::map;
   }
 }
 
@@ -223,7 +223,7 @@ const std::uint8_t* random_input::window(const piece_run& run, std::vector<std::
   if (bytes_ != nullptr) {
     // A page past the file's end would raise SIGBUS: a file that shrank is caught here instead,
     // unless it shrinks while the window is scanned.
-    if (map_ && !(populate_ ? map_->populate(from, length) : reaches(fd_.get(), base_ + from + length))) shrank();
+    if (map_ && (!reaches(fd_.get(), base_ + from + length) || (populate_ && !map_->populate(from, length)))) shrank();
     return bytes_ + from;
   }
   scratch.resize(length);

@@ -484,7 +484,7 @@ TEST(Engine, ObserverEndsTheRun) {
 // (paged in ahead or not) or copied; the next input still runs.
 TEST(Engine, ShrinkingFileIsThatInputsFailure) {
   auto g = rng(58);
-  for (const read_method read : {read_method::map, read_method::map_populated, read_method::copy}) {
+  for (const read_method read : {read_method::map, read_method::map_faulted, read_method::copy}) {
     const temp_file f(random_text(g, 1 << 20, 0.0));
     const std::string next = random_text(g, 777, 0.01);
     const temp_file f2(next);
