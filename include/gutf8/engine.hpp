@@ -112,8 +112,8 @@ struct run_config {
   std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host;
                                                     // decode's are a quarter: its output is 4 bytes a character)
   std::optional<std::size_t> pieces_ahead;          // pieces in flight beyond the commit; none: the plan's
-  std::optional<std::size_t> results_batch;         // results the committing thread is woken for at once
-                                                    // (pieces without output); none: 1
+  std::optional<std::size_t> results_batch;         // a big file's results the committing thread is
+                                                    // woken for at once; none: 1 (woken for each)
   // A mapped file's pages leave the process behind the commit this many bytes at a time (each
   // release stops every thread of the process for a moment); the page cache keeps them.
   std::uint64_t release_bytes = std::uint64_t{64} << 20;
