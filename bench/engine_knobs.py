@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The big-file engine's tuning knobs swept side by side with the simdutf peer, in one call.
 
-For each big file and thread count: validate (gutf8 at several pieces-in-flight windows and one
-worker fewer, beside `simdutf_files validate`), decode to /dev/null (gutf8 at several piece sizes,
-beside `simdutf_files decode`) and `validate --replace -o /dev/null` (against gutf8's validate).
+For each big file and thread count, the operations of --ops: validate (gutf8 at several
+pieces-in-flight windows and one worker fewer, beside `simdutf_files validate`), decode to
+/dev/null (gutf8 at several piece sizes, release steps and lower ISAs (GUTF8_CPU_ISA), beside
+`simdutf_files decode`) and `validate --replace -o /dev/null` (against gutf8's validate).
 Knobs are the CLI's environment variables GUTF8_PIECE_BYTES (a big file's pieces before the
-operation scales them), GUTF8_PIECES_AHEAD (pieces in flight beyond the commit) and
-GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time).
+operation scales them), GUTF8_PIECES_AHEAD (pieces in flight beyond the commit),
+GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time), and any given
+with --env (GUTF8_POPULATE=0: each piece's pages faulted in as scanned, not mapped by one call first;
+GUTF8_RESULTS_BATCH: pieces done before the committing thread is woken).
 Rounds are interleaved (every variant once a round); wall clock from process start, files in the
 page cache, median of --reps. Writes CSV rows to --out and prints a compact table last.
 """
@@ -34,22 +37,34 @@ def variants(a: argparse.Namespace, path: str, t: int) -> list[tuple[str, str, l
     g = [a.gutf8]
     th = ["--threads", str(t)]
     out = []
-    if a.simdutf:
-        out.append(("validate", "simdutf", [a.simdutf, "validate", path, str(t)], {}))
-    out.append(("validate", "gutf8", g + ["validate"] + th + [path], {}))
-    for ahead in a.ahead:
-        out.append(("validate", f"gutf8 ahead={ahead}", g + ["validate"] + th + [path], {"GUTF8_PIECES_AHEAD": ahead}))
-    for release in a.release:
-        out.append(("validate", f"gutf8 release={release}", g + ["validate"] + th + [path], {"GUTF8_RELEASE_BYTES": release}))
-    if t > 1:
-        out.append(("validate", f"gutf8 {t - 1} workers", g + ["validate", "--threads", str(t - 1), path], {}))
-    if a.simdutf:
-        out.append(("decode", "simdutf", [a.simdutf, "decode", path, str(t)], {}))
-    out.append(("decode", "gutf8", g + ["decode"] + th + ["-o", "/dev/null", path], {}))
-    for piece in a.decode_pieces:
-        out.append(("decode", f"gutf8 pieces={piece}", g + ["decode"] + th + ["-o", "/dev/null", path],
-                    {"GUTF8_PIECE_BYTES": piece}))
-    out.append(("replace", "gutf8 --replace", g + ["validate", "--replace"] + th + ["-o", "/dev/null", path], {}))
+    if "validate" in a.ops:
+        if a.simdutf:
+            out.append(("validate", "simdutf", [a.simdutf, "validate", path, str(t)], {}))
+        out.append(("validate", "gutf8", g + ["validate"] + th + [path], {}))
+        for ahead in a.ahead:
+            out.append(("validate", f"gutf8 ahead={ahead}", g + ["validate"] + th + [path], {"GUTF8_PIECES_AHEAD": ahead}))
+        for release in a.release:
+            out.append(("validate", f"gutf8 release={release}", g + ["validate"] + th + [path],
+                        {"GUTF8_RELEASE_BYTES": release}))
+        for setting, env in a.env:
+            out.append(("validate", f"gutf8 {setting}", g + ["validate"] + th + [path], env))
+        if t > 1:
+            out.append(("validate", f"gutf8 {t - 1} workers", g + ["validate", "--threads", str(t - 1), path], {}))
+    if "decode" in a.ops:
+        decode = g + ["decode"] + th + ["-o", "/dev/null", path]
+        if a.simdutf:
+            out.append(("decode", "simdutf", [a.simdutf, "decode", path, str(t)], {}))
+        out.append(("decode", "gutf8", decode, {}))
+        for piece in a.decode_pieces:
+            out.append(("decode", f"gutf8 pieces={piece}", decode, {"GUTF8_PIECE_BYTES": piece}))
+        for isa in a.decode_isas:
+            out.append(("decode", f"gutf8 isa={isa}", decode, {"GUTF8_CPU_ISA": isa}))
+        for release in a.decode_release:
+            out.append(("decode", f"gutf8 release={release}", decode, {"GUTF8_RELEASE_BYTES": release}))
+        for setting, env in a.env:
+            out.append(("decode", f"gutf8 {setting}", decode, env))
+    if "replace" in a.ops:
+        out.append(("replace", "gutf8 --replace", g + ["validate", "--replace"] + th + ["-o", "/dev/null", path], {}))
     return out
 
 
@@ -66,17 +81,28 @@ def main() -> None:
     p.add_argument("--ahead", default="", help="GUTF8_PIECES_AHEAD values for validate, comma-separated")
     p.add_argument("--release", default="", help="GUTF8_RELEASE_BYTES values for validate, comma-separated")
     p.add_argument("--decode-pieces", default="8M,1M,512K", help="GUTF8_PIECE_BYTES values for decode")
+    p.add_argument("--decode-isas", default="", help="GUTF8_CPU_ISA values for decode (avx2, portable: below the host's)")
+    p.add_argument("--decode-release", default="", help="GUTF8_RELEASE_BYTES values for decode, comma-separated")
+    p.add_argument("--env", default="", help="more validate and decode variants, comma-separated, each NAME=VALUE environment "
+                   "settings joined by + (e.g. GUTF8_POPULATE=0,GUTF8_POPULATE=0+GUTF8_RESULTS_BATCH=16)")
+    p.add_argument("--ops", default="validate,decode,replace", help="which operations' variants to run")
     p.add_argument("--out", default="engine_knobs.csv")
     a = p.parse_args()
     a.ahead = [x for x in a.ahead.split(",") if x]
     a.decode_pieces = [x for x in a.decode_pieces.split(",") if x]
+    a.decode_isas = [x for x in a.decode_isas.split(",") if x]
+    a.decode_release = [x for x in a.decode_release.split(",") if x]
+    a.ops = set(x for x in a.ops.split(",") if x)
     a.release = [x for x in a.release.split(",") if x]
+    # NAME=VALUE settings, several joined by +
+    a.env = [(x, dict(part.partition("=")[::2] for part in x.split("+"))) for x in a.env.split(",") if x]
     files = [x for x in a.files.split(",") if x]
     if a.work:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import host_engine  # the same inputs as the engine's benchmark
         os.makedirs(a.work, exist_ok=True)
-        files += [host_engine.text_file(a.work, kind, host_engine.parse_size(s))
+        # Whole lines: a size that cuts the tile inside a character would make every run exit 1.
+        files += [host_engine.text_file(a.work, kind, host_engine.parse_size(s), whole_lines=True)
                   for s in a.sizes.split(",") for kind in a.kinds.split(",")]
     rows = []
     for path in files:

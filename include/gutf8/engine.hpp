@@ -96,8 +96,10 @@ struct output_compression {
 // How regular files are read.
 enum class read_method : std::uint8_t {
   copy,  // pread into the workers' own buffers: a file that shrinks is that input's failure
-  map,   // scanned in place in the page cache (faster on big files); a file that shrinks while it
-         // is read raises SIGBUS in the process, which the caller must handle (the CLI does)
+  map,   // scanned in place in the page cache (faster on big files), each piece's pages mapped by one
+         // call before its scan; a file that shrinks while it is read raises SIGBUS in the process,
+         // which the caller must handle (the CLI does)
+  map_faulted,  // as map, its pages faulted in as they are scanned (to compare)
 };
 
 struct run_config {
@@ -110,6 +112,8 @@ struct run_config {
   std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host;
                                                     // decode's are a quarter: its output is 4 bytes a character)
   std::optional<std::size_t> pieces_ahead;          // pieces in flight beyond the commit; none: the plan's
+  std::optional<std::size_t> results_batch;         // a big file's results the committing thread is
+                                                    // woken for at once; none: 1 (woken for each)
   // A mapped file's pages leave the process behind the commit this many bytes at a time (each
   // release stops every thread of the process for a moment); the page cache keeps them.
   std::uint64_t release_bytes = std::uint64_t{64} << 20;
@@ -140,6 +144,7 @@ struct run_plan {
   std::size_t gpu_batch_inputs = 1;
   std::uint64_t gpu_batch_bytes = 0;
   std::size_t ahead = 0;           // pieces in flight beyond the commit, in all
+  std::size_t results_batch = 1;   // a big file's pieces done before the committing thread is woken
   std::size_t small_ahead = 0;     // small inputs read whole in flight, at most
   std::uint64_t release_bytes = 0; // a mapped file's pages leave the process this many at a time
   std::size_t open_inputs = 0;     // inputs open at once, at most

@@ -149,16 +149,22 @@ run_config invocation::engine_config(const stream_config& config, std::size_t to
     rc.piece_bytes = std::min(*options_.chunk_size, rc.piece_bytes);
   }
   // The pages of big files are scanned in place; a file that shrinks meanwhile raises SIGBUS,
-  // which shrunk_input_guard reports. GUTF8_NO_MAP copies them out instead, to compare and to test.
+  // which shrunk_input_guard reports. GUTF8_NO_MAP copies them out instead, to compare and to test;
+  // GUTF8_POPULATE=0 faults each piece's pages in as it is scanned, to compare.
   rc.read = std::getenv("GUTF8_NO_MAP") == nullptr ? read_method::map : read_method::copy;
+  if (const char* populate = std::getenv("GUTF8_POPULATE"); rc.read == read_method::map && populate != nullptr &&
+                                                            std::string_view(populate) == "0")
+    rc.read = read_method::map_faulted;
   // Tuning knobs for benchmarks (bench/engine_knobs.py): pieces (before decode's quarter), a mapped
-  // file's release step, pieces in flight beyond the commit.
+  // file's release step, pieces in flight beyond the commit, results the committer is woken for.
   if (const char* bytes = std::getenv("GUTF8_PIECE_BYTES"))
     rc.piece_bytes = parse_size(bytes, "GUTF8_PIECE_BYTES", min_chunk_size, max_chunk_size);
   if (const char* release = std::getenv("GUTF8_RELEASE_BYTES"))
     rc.release_bytes = parse_size(release, "GUTF8_RELEASE_BYTES", std::size_t{1} << 20, std::size_t{1} << 40);
   if (const char* ahead = std::getenv("GUTF8_PIECES_AHEAD"))
     rc.pieces_ahead = parse_size(ahead, "GUTF8_PIECES_AHEAD", 1, std::size_t{1} << 20);
+  if (const char* batch = std::getenv("GUTF8_RESULTS_BATCH"))
+    rc.results_batch = parse_size(batch, "GUTF8_RESULTS_BATCH", 1, std::size_t{1} << 20);
   return rc;
 }
 
@@ -168,7 +174,7 @@ void invocation::for_each_input(const stream_config& config, fd_writer* sink, co
   inputs.reserve(options_.inputs.size());
   for (const auto& path : options_.inputs) inputs.push_back(input_named(path));
   const run_config rc = engine_config(config, top_n);
-  plan_ = plan_run(rc).describe();
+  if (options_.verbose) plan_ = plan_run(rc).describe();  // the run plans again: only --verbose shows it
   const cli_observer::message_function unreadable =
       [this](const std::string& name, const std::string& reason) { this->unreadable(name, reason); };
   // A warning, as gzip's "trailing garbage ignored": -q hides it and the exit status stays.

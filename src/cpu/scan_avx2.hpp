@@ -21,32 +21,34 @@
 
 namespace gutf8::cpu::avx2 {
 
+// The sequences starting at the set bits of `starts` in the 32 bytes at w, decoded to out (its
+// stores reach out + 128); returns the end of the code points.
+GUTF8_AVX2 GUTF8_ALWAYS_INLINE inline u8* decode_starts(const u8* w, std::uint32_t starts, u8* out) noexcept {
+  for (unsigned q = 0; q < 32; q += 8) {
+    const unsigned m8 = starts >> q & 0xFFu;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), decode8(w + q, m8));
+    out += 4 * std::popcount(m8);
+  }
+  return out;
+}
+
 // The well-formed units that start in the 32 bytes at i; 0 when the vector has an error.
+// (Decode has its own loop, decode_vectors.)
 template <mode M, error_policy P, bool H>
 GUTF8_AVX2 inline unsigned vector32(utf8_state<M, P, H>& s, std::size_t i) noexcept {
+  static_assert(M != mode::decode);
   const u8* w = s.in + i;
   const vector_masks m = analyse(w);
   if (m.non_ascii == 0) {
-    if constexpr (M == mode::decode) {
-      widen32(w, s.out);
-      s.out += 128;
-    } else {
-      s.ascii_run(w, 32);
-    }
+    s.ascii_run(w, 32);
     return 32;
   }
   if (m.errors != 0) return 0;
   const unsigned used = uncut(m);
   const std::uint32_t starts = m.starts & static_cast<std::uint32_t>((std::uint64_t{1} << used) - 1);
-  if constexpr (M == mode::decode || H) {
-    [[maybe_unused]] alignas(32) std::array<u8, 4 * 32 + 32> local;
-    u8* o = M == mode::decode ? s.out : local.data();
-    for (unsigned q = 0; q < 32; q += 8) {
-      const unsigned m8 = starts >> q & 0xFFu;
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), decode8(w + q, m8));
-      o += 4 * std::popcount(m8);
-    }
-    s.finish_vector(o, local.data());
+  if constexpr (H) {
+    alignas(32) std::array<u8, 4 * 32 + 32> local;
+    s.count_decoded(local.data(), decode_starts(w, starts, local.data()));
   }
   if constexpr (M == mode::repair) {
     std::memcpy(s.out, w, 32);  // room: 3 output bytes per remaining input byte
@@ -135,9 +137,41 @@ GUTF8_AVX2 inline vector_stop checked_pairs(utf8_state<M, P, H>& s, std::size_t 
   return {start, failed};
 }
 
+// Decode's vectors from the unit start i: an ASCII vector widened, a well-formed one decoded up
+// to the sequence its end cuts, one with an error through the exact path. The output pointer
+// is held in a register (held_output) and one bound is tested a vector. False when the scan
+// must end.
+template <error_policy P>
+GUTF8_AVX2 inline bool decode_vectors(utf8_state<mode::decode, P, false>& s, std::size_t& i) noexcept {
+  const u8* const in = s.in;  // a local too: the stores may alias s
+  for (;;) {
+    const std::size_t bound = s.decode_bound(i, 32, 16);  // decode8 reads 16 bytes at +24
+    {
+      held_output out(s);
+      while (i < bound) {
+        const u8* w = in + i;
+        const vector_masks m = analyse(w);
+        if (m.non_ascii == 0) {
+          widen32(w, out.at);
+          out.at += 128;
+          i += 32;
+          continue;
+        }
+        if (m.errors != 0) break;
+        const unsigned used = uncut(m);
+        out.at = decode_starts(w, m.starts & static_cast<std::uint32_t>((std::uint64_t{1} << used) - 1), out.at);
+        i += used;
+      }
+    }
+    if (i >= bound) return true;
+    if (!s.exact_units(i, i + 32)) return false;
+  }
+}
+
+// The walk (where the mode has one) and the vector path from the unit start i, until the
+// portable scanner is to go on; false when the scan must end.
 template <mode M, error_policy P, bool H>
-GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
-  std::size_t i = 0;
+GUTF8_AVX2 inline bool walk_and_vectors(utf8_state<M, P, H>& s, std::size_t& i) noexcept {
   for (;;) {
     std::size_t stop = s.end;  // of the vector path
     if constexpr (utf8_state<M, P, H>::walks) {
@@ -145,7 +179,7 @@ GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
       const vector_stop c = checked_pairs(s, i, walk_stop);
       i = c.at;
       // Repair's walk ends early where its output nears out_limit: the vector path goes on.
-      if (c.failed == 0 && walk_stop == s.walk_end()) break;
+      if (c.failed == 0 && walk_stop == s.walk_end()) return true;
       if (c.failed != 0) stop = c.failed;
     }
     // Past a vector with an error, the walk waits until `calm` vectors in a row were
@@ -161,11 +195,21 @@ GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
         continue;
       }
       clean = 0;
-      if (!s.exact_units(i, i + 32)) return s.finish(i);
+      if (!s.exact_units(i, i + 32)) return false;
     }
-    if (!utf8_state<M, P, H>::walks || i < stop || clean < calm) break;
+    if (!utf8_state<M, P, H>::walks || i < stop || clean < calm) return true;
   }
-  return portable::run_utf8(s, i);
+}
+
+template <mode M, error_policy P, bool H>
+GUTF8_AVX2 inline segment_result run_utf8(utf8_state<M, P, H>& s) noexcept {
+  std::size_t i = 0;
+  bool go_on = false;
+  if constexpr (M == mode::decode)
+    go_on = decode_vectors(s, i);
+  else
+    go_on = walk_and_vectors(s, i);
+  return go_on ? portable::run_utf8(s, i) : s.finish(i);
 }
 
 template <error_policy P>

@@ -47,7 +47,7 @@ template <mode M, error_policy P, bool H>
 GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void add_to_histogram(utf8_state<M, P, H>& s, const u8* w,
                                                               std::uint64_t starts) noexcept {
   alignas(64) std::array<u8, 4 * 64 + 64> local;
-  s.finish_vector(decode_starts(w, starts, local.data()), local.data());
+  s.count_decoded(local.data(), decode_starts(w, starts, local.data()));
 }
 
 // Every unit of a unit window at i.
@@ -109,26 +109,26 @@ GUTF8_AVX512 inline bool unit_windows(utf8_state<M, P, H>& s, std::size_t& i, st
   return s.exact_units(i, stop);
 }
 
-// The units that start in the first `used` bytes of the checked vector at i. Repair
-// copies whole vectors: its output has reached input position i, the others' the first
-// unit start at or after i.
+// The units that start in the first `used` bytes of the checked vector at i, written from
+// `out` (vectors' held output). Repair copies whole vectors: its output has reached input
+// position i, the others' the first unit start at or after i.
 template <mode M, error_policy P, bool H>
-GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s, std::size_t i, const vector_masks& m,
-                                                         unsigned used) noexcept {
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s, u8*& out, std::size_t i,
+                                                         const vector_masks& m, unsigned used) noexcept {
   const u8* w = s.in + i;
   const std::uint64_t starts = used == 64 ? m.starts : m.starts & ((std::uint64_t{1} << used) - 1);
   if constexpr (M == mode::repair) {
-    _mm512_storeu_si512(s.out, _mm512_loadu_si512(w));  // room: 4 output bytes per input byte
-    s.out += used;
+    _mm512_storeu_si512(out, _mm512_loadu_si512(w));  // room: 4 output bytes per input byte
+    out += used;
   } else if constexpr (M == mode::stats) {
     if constexpr (H) add_to_histogram(s, w, starts);
     s.count_starts(starts, ~m.non_ascii, m.ge_e0, m.ge_f0);
   } else if constexpr (M == mode::decode) {
     if (m.non_ascii == 0 && used == 64) {
-      widen64(w, s.out);
-      s.out += 256;
+      widen64(w, out);
+      out += 256;
     } else {
-      s.out = decode_starts(w, starts, s.out);
+      out = decode_starts(w, starts, out);
     }
   }
 }
@@ -136,11 +136,12 @@ GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline void emit_vector(utf8_state<M, P, H>& s,
 // Stops before the checked vector at i, at its first unit start. Repair still copies the
 // bytes before it (the end of the sequence the vector before i cut).
 template <mode M, error_policy P, bool H>
-GUTF8_AVX512 inline vector_stop leave_vector(utf8_state<M, P, H>& s, std::size_t i, const vector_masks& m) noexcept {
+GUTF8_AVX512 GUTF8_ALWAYS_INLINE inline vector_stop leave_vector(utf8_state<M, P, H>& s, u8*& out, std::size_t i,
+                                                                 const vector_masks& m) noexcept {
   const std::size_t first_start = i + static_cast<std::size_t>(std::countr_zero(m.starts));
   if constexpr (M == mode::repair) {
-    std::memcpy(s.out, s.in + i, first_start - i);
-    s.out += first_start - i;
+    std::memcpy(out, s.in + i, first_start - i);
+    out += first_start - i;
   }
   return {first_start, 0};
 }
@@ -156,16 +157,17 @@ GUTF8_AVX512 inline vector_stop vectors(utf8_state<M, P, H>& s, std::size_t i) n
   __m512i v = _mm512_loadu_si512(s.in + i);
   vector_masks m = analyse<classes>(v, _mm512_setzero_si512());
   if (m.errors != 0) return {i, i + n};
+  held_output out(s);
   for (;;) {
-    if (!s.room(n)) return leave_vector(s, i, m);  // for the exact writes of the portable path
+    if (!s.room(n, out.at)) return leave_vector(s, out.at, i, m);  // for the exact writes of the portable path
     const std::size_t next = i + n;
     prefetch(s.in + next);
     if (next + n > s.end || next + n > s.limit) break;
     // Runs of ASCII vectors skip the checks (a branch that mixed scripts rarely take).
-    if (m.cut == 0 && next + ascii_run * n <= std::min(s.end, s.limit) && s.room(ascii_run * n) &&
+    if (m.cut == 0 && next + ascii_run * n <= std::min(s.end, s.limit) && s.room(ascii_run * n, out.at) &&
         all_ascii<ascii_run>(s.in + next)) {
-      emit_vector(s, i, m, n);
-      for (std::size_t k = 0; k + 1 < ascii_run; ++k) emit_vector(s, next + k * n, ascii_vector, n);
+      emit_vector(s, out.at, i, m, n);
+      for (std::size_t k = 0; k + 1 < ascii_run; ++k) emit_vector(s, out.at, next + k * n, ascii_vector, n);
       i = next + (ascii_run - 1) * n;
       v = _mm512_loadu_si512(s.in + i), m = ascii_vector;
       continue;
@@ -174,15 +176,15 @@ GUTF8_AVX512 inline vector_stop vectors(utf8_state<M, P, H>& s, std::size_t i) n
     const vector_masks after = analyse<classes>(w, v);
     if (after.errors != 0) {
       const unsigned used = uncut(m);
-      emit_vector(s, i, m, used);
+      emit_vector(s, out.at, i, m, used);
       return {i + used, next + n};
     }
-    emit_vector(s, i, m, n);
+    emit_vector(s, out.at, i, m, n);
     i = next, v = w, m = after;
   }
-  if (i + n + overread > s.limit) return leave_vector(s, i, m);  // decoding reads past the vector
+  if (i + n + overread > s.limit) return leave_vector(s, out.at, i, m);  // decoding reads past the vector
   const unsigned used = uncut(m);
-  emit_vector(s, i, m, used);
+  emit_vector(s, out.at, i, m, used);
   return {i + used, 0};
 }
 

@@ -4,6 +4,7 @@
 // error units, and how each mode writes or counts a unit.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -136,10 +137,22 @@ struct utf8_state : scan_cursor {
     }
   }
 
+  // Decode's vector starts from the unit start i end before this bound: a vector of `width`
+  // bytes and `overread` more stay readable, and out keeps room for the 4 bytes a byte that a
+  // vector may store (out grows at most 4 bytes a byte consumed). One test a vector, not three.
+  std::size_t decode_bound(std::size_t i, std::size_t width, std::size_t overread) const noexcept {
+    static_assert(M == mode::decode);
+    const auto room = static_cast<std::size_t>(out_limit - out);
+    if (end < width || limit < width + overread || room < 4 * width) return i;
+    const std::size_t by_input = std::min(end - width, limit - width - overread) + 1;
+    return std::min(by_input, i + (room - 4 * width) / 4 + 1);
+  }
+
   // Whether a fast path over `bytes` input bytes may write: it stores at most 4 bytes per
-  // input byte past out.
-  bool room(std::size_t bytes) const noexcept {
-    if constexpr (writes) return static_cast<std::size_t>(out_limit - out) >= 4 * bytes;
+  // input byte past out (or past `at`, a held_output's pointer).
+  bool room(std::size_t bytes) const noexcept { return room(bytes, out); }
+  bool room(std::size_t bytes, const u8* at) const noexcept {
+    if constexpr (writes) return static_cast<std::size_t>(out_limit - at) >= 4 * bytes;
     return true;
   }
 
@@ -228,16 +241,28 @@ struct utf8_state : scan_cursor {
     }
   }
 
-  // After a vector path decoded a vector into out (decode) or into scratch (the histogram of
-  // stats): decode keeps it, the histogram counts it.
-  void finish_vector([[maybe_unused]] u8* vector_end, [[maybe_unused]] const u8* scratch) noexcept {
-    if constexpr (M == mode::decode) out = vector_end;
-    if constexpr (Histogram)
-      for (const u8* c = scratch; c < vector_end; c += 4) ++histogram[load32(c)];
+  // The histogram of stats counts the code points that a vector path decoded into [from, to).
+  void count_decoded(const u8* from, const u8* to) noexcept {
+    static_assert(Histogram);
+    for (const u8* c = from; c < to; c += 4) ++histogram[load32(c)];
   }
 
   u8* out_limit;
   std::uint64_t* histogram;
+};
+
+// A vector loop's output pointer, kept in a register: a store through a byte pointer may alias
+// the state's out, which would otherwise be loaded and stored again at every vector. The state's
+// out is `at` again when the holder goes (nothing in between may use the state's out).
+template <class State>
+struct held_output {
+  explicit held_output(State& s) noexcept : state(s), at(s.out) {}
+  held_output(const held_output&) = delete;
+  held_output& operator=(const held_output&) = delete;
+  ~held_output() { state.out = at; }
+
+  State& state;
+  u8* at;
 };
 
 // One encode scan: UTF-32LE values in, UTF-8 out. Units are 4-byte values; 1..3 trailing bytes

@@ -319,10 +319,13 @@ bool board::store(job& j, run_result&& r, std::function<void()>& release) {
     j.done_.emplace(first, std::move(r));
   }
   // The committer alone waits for results, the front's. A small input's opener goes on opening
-  // the next ones: the committer is woken for a batch of them (or before the opener sleeps).
+  // the next ones, a big input's workers on its next pieces: the committer is woken for a batch
+  // of results (or before a worker sleeps), not for each (a thread switch each).
   if (!committer_waits_ || (!is_front(j) && owed_ == 0)) return false;
-  const bool batched = kept && j.shape_ == job_shape::whole && !j.gpu && first_ + jobs_.size() < inputs_;
-  if (batched && ++owed_ < std::max<std::size_t>(limits_.small_ahead / 4, 1)) return false;
+  const bool small = kept && j.shape_ == job_shape::whole && !j.gpu && first_ + jobs_.size() < inputs_;
+  const bool piece = kept && j.shape_ == job_shape::pieces && !j.gpu && j.next_ < j.readable_;
+  const std::size_t batch = small ? std::max<std::size_t>(limits_.small_ahead / 4, 1) : piece ? limits_.results_batch : 1;
+  if (++owed_ < batch) return false;
   owed_ = 0;
   return true;
 }

@@ -134,6 +134,9 @@ struct board_limits {
   // holds several, and opening many at a time spares thread switches (one each otherwise).
   std::size_t small_ahead = 64;
   std::uint64_t small_bytes = std::uint64_t{64} << 10;
+  // Results of a big input's pieces that may wait before the committer is woken for them (it is
+  // woken at once for a job's last pieces and before a worker sleeps); the plan's default is 1.
+  std::size_t results_batch = 1;
 };
 
 class board {

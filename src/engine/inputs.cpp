@@ -54,6 +54,13 @@ std::size_t pread_full(int fd, std::span<std::uint8_t> buffer, std::uint64_t at)
   return got;
 }
 
+// Whether the file is still at least `end` bytes long (a size check costs a fraction of paging a
+// window in ahead of its scan); true where the system cannot tell.
+bool reaches(int fd, std::uint64_t end) {
+  struct stat st {};
+  return ::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= end;
+}
+
 piece_plan plan_of(std::uint64_t total, const run_plan& plan) {
   return piece_plan{total, std::max<std::uint64_t>(plan.piece_bytes / 4 * 4, 4)};  // UTF-32 cuts at 4
 }
@@ -209,9 +216,10 @@ random_input::random_input(std::span<const std::uint8_t> memory, const piece_pla
 random_input::random_input(descriptor fd, std::uint64_t base, const piece_plan& plan, read_method read,
                            std::uint64_t release_step)
     : plan_(plan), fd_(std::move(fd)), base_(base), release_step_(std::max<std::uint64_t>(release_step, 1)) {
-  if (read == read_method::map) {
+  if (read != read_method::copy) {
     map_ = mapped_range::map(fd_.get(), base_, plan_.total);
     if (map_) bytes_ = map_->at(0);
+    populate_ = read == read_method::map;
   }
 }
 
@@ -227,7 +235,7 @@ const std::uint8_t* random_input::window(const piece_run& run, std::vector<std::
   if (bytes_ != nullptr) {
     // A page past the file's end would raise SIGBUS: a file that shrank is caught here instead,
     // unless it shrinks while the window is scanned.
-    if (map_ && !map_->populate(from, length)) shrank();
+    if (map_ && (!reaches(fd_.get(), base_ + from + length) || (populate_ && !map_->populate(from, length)))) shrank();
     return bytes_ + from;
   }
   scratch.resize(length);

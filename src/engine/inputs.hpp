@@ -75,6 +75,7 @@ class random_input final : public job_input {
   std::uint64_t base_ = 0;
   const std::uint8_t* bytes_ = nullptr;  // memory, or the whole file mapped; null: pread
   std::optional<mapped_range> map_;
+  bool populate_ = false;  // read_method::map
   std::uint64_t release_step_ = 0;
   std::uint64_t released_ = 0;  // the map's bytes before this have left the process
 };

@@ -259,7 +259,8 @@ run_report run_engine(std::span<const input> inputs, const run_config& config, r
   const unsigned cpu_count = tuning.cpu_workers.value_or(plan.cpu_workers);
   const bool force = tuning.force_gpus;
   // Small inputs: eight to a piece's budget, each at most a 32nd of a piece.
-  board b(inputs.size(), board_limits{plan.ahead, plan.open_inputs, plan.small_ahead, plan.whole_bytes / 32}, 0, 0);
+  board b(inputs.size(),
+          board_limits{plan.ahead, plan.open_inputs, plan.small_ahead, plan.whole_bytes / 32, plan.results_batch}, 0, 0);
   run_context ctx{config, plan, inputs, b, tuning.hooks,
                   [&](std::uint64_t bytes) { return force || model.gpus_join(op, bytes, cpu_count); }};
   std::vector<cpu_worker*> cpus;

@@ -149,6 +149,34 @@ TEST(Engine, EveryMixAndOrderEqualsOneShot) {
     }
 }
 
+// The committing thread woken for a batch of results rather than for each: every batch (one, a
+// few, more than the pieces in flight), order and worker mix gives the one-shot result, also for
+// operations with output, where a caller may set a batch too.
+TEST(Engine, ResultsBatchesEqualOneShot) {
+  auto g = rng(63);
+  const std::pair<operation, error_policy> ops[] = {{operation::validate, error_policy::strict},
+                                                    {operation::stats, error_policy::strict},
+                                                    {operation::decode, error_policy::replace}};
+  for (const auto& [op, p] : ops)
+    for (const std::string& in : texts(g, op)) {
+      const outcome whole = one_shot(op, p, in);
+      const temp_file f(in);
+      for (const mix& m : {mixes[0], mixes[2]})
+        for (const std::size_t batch : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000}})
+          for (const std::uint64_t piece : {std::uint64_t{61}, std::uint64_t{1000}}) {
+            SCOPED_TRACE(testing::Message() << name(op) << ", " << in.size() << " bytes, " << m.name << ", batches of "
+                                            << batch << ", pieces of " << piece);
+            run_config c = config_for(op, p, piece);
+            c.results_batch = batch;
+            c.pieces_ahead = 5;  // fewer in flight than some batches: workers that wait wake the committer
+            EXPECT_EQ(plan_run(c).results_batch, batch);
+            const kept_run r = run_inputs({input::file(f.path()), input::file(f.path())}, c, tuning_for(m, g(), true));
+            EXPECT_TRUE(same(got_of(r, 0), whole));
+            EXPECT_TRUE(same(got_of(r, 1), whole));
+          }
+    }
+}
+
 // A stream (a pipe fed in uneven writes) cut into chunks by its reader: every chunk size and
 // worker mix gives the one-shot result.
 TEST(Engine, PipesEqualOneShot) {
@@ -452,11 +480,11 @@ TEST(Engine, ObserverEndsTheRun) {
   EXPECT_FALSE(kept.by_input.contains(1));
 }
 
-// A file that shrinks while it is read is that input's failure, whether its pages are mapped or
-// copied; the next input still runs.
+// A file that shrinks while it is read is that input's failure, whether its pages are mapped
+// (paged in ahead or not) or copied; the next input still runs.
 TEST(Engine, ShrinkingFileIsThatInputsFailure) {
   auto g = rng(58);
-  for (const read_method read : {read_method::map, read_method::copy}) {
+  for (const read_method read : {read_method::map, read_method::map_faulted, read_method::copy}) {
     const temp_file f(random_text(g, 1 << 20, 0.0));
     const std::string next = random_text(g, 777, 0.01);
     const temp_file f2(next);
@@ -471,9 +499,32 @@ TEST(Engine, ShrinkingFileIsThatInputsFailure) {
     };
     const kept_run r = run_inputs({input::file(f.path()), input::file(f2.path())},
                                   config_for(operation::validate, error_policy::strict, 4096, read), t);
-    ASSERT_TRUE(r.by_input.at(0).failure) << "no error for a file that shrank (map " << (read == read_method::map) << ")";
+    ASSERT_TRUE(r.by_input.at(0).failure) << "no error for a file that shrank (read " << static_cast<int>(read) << ")";
     EXPECT_EQ(r.by_input.at(0).code, errc::io_failure);
     EXPECT_TRUE(same(got_of(r, 1), one_shot(operation::validate, error_policy::strict, next)));
+  }
+}
+
+// A mapped file cut inside the page its last window ends in (that page still there, the bytes past
+// the cut gone) is that input's failure, not a scan of what the page holds past the file's end.
+TEST(Engine, FileCutInsideItsLastPageIsThatInputsFailure) {
+  auto g = rng(64);
+  for (const std::uint64_t cut : {std::uint64_t{15400}, std::uint64_t{15499}, std::uint64_t{12289}}) {
+    const temp_file f(random_text(g, 15500, 0.0).substr(0, 15500));
+    ASSERT_EQ(::lseek(f.fd(), 0, SEEK_END), 15500);
+    engine_tuning t;
+    t.cpu_workers = 1;
+    std::atomic<bool> done{false};
+    const int fd = f.fd();
+    t.hooks.before_publish = [&done, fd, cut](const internal::worker&, const internal::job&, const piece_run&) {
+      if (!done.exchange(true)) {
+        EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(cut)), 0);
+      }
+    };
+    // Pieces of 5000 bytes: the last window, [14997, 15500), ends inside the page at 12288.
+    const kept_run r = run_inputs({input::file(f.path())}, config_for(operation::validate, error_policy::strict, 5000), t);
+    ASSERT_TRUE(r.by_input.at(0).failure) << "no error for a file cut at " << cut;
+    EXPECT_EQ(r.by_input.at(0).code, errc::io_failure);
   }
 }
 

@@ -83,20 +83,52 @@ def host_engine(ctx: Context) -> Outcome:
 
 
 @part("engine_knobs", cap=300, gpu=False, needs=("gutf8",),
-      help="bench/engine_knobs.py: the big-file knobs (pieces in flight, release step, decode's pieces) beside simdutf, 2 GiB, 16, 14 and 1 threads")
+      help="bench/engine_knobs.py: the big-file knobs (pieces in flight, release step, decode's pieces) beside simdutf, "
+           "2 GiB, 16, 14 and 1 threads; --knobs-env NAME=VALUE,... runs those settings instead of the sweep")
 def engine_knobs(ctx: Context) -> Outcome:
     simdutf = peer(ctx, "simdutf_files")
     workers = os.cpu_count() or 16
+    env = ctx.options.get("knobs_env", "")
+    # Settings given: those beside the defaults (the window and release sweeps are in host_engine_h200.md).
+    sweep = ["--ahead", f"{2 * workers + 4},{32 * workers + 4}", "--release", "16M,512M"] if not env else []
     args = [sys.executable, "bench/engine_knobs.py", "--gutf8", ctx.bundle / "gutf8", "--simdutf", simdutf or "",
-            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"), "--sizes", "2G",
-            "--threads", f"{workers},{max(workers - 2, 1)},1", "--reps", ctx.options.get("reps", "5"),
-            "--ahead", f"{2 * workers + 4},{32 * workers + 4}", "--release", "16M,512M", "--decode-pieces", "8M,1M,512K",
+            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"),
+            "--sizes", ctx.options.get("knobs_sizes", "2G"),
+            "--threads", ctx.options.get("knobs_threads", f"{workers},{max(workers - 2, 1)},1"),
+            "--reps", ctx.options.get("reps", "5"), *sweep, "--env", env,
+            "--ops", ctx.options.get("knobs_ops", "validate,decode,replace"), "--decode-pieces", "8M,1M,512K",
             "--out", ctx.out / "engine_knobs.csv"]
     step = ctx.run("engine_knobs", args, 280)
     return Outcome("engine_knobs", "pass" if step.ok else "fail",
                    f"rc {step.rc}{' (time limit)' if step.timed_out else ''}; engine_knobs.csv"
                    + ("" if simdutf else "; no simdutf peer: its rows left out"),
                    details="```\n" + tail(step.log, 60) + "\n```\n")
+
+
+# The CPU suites that cover the scanners (every ISA path the host has) and the engine's pieces.
+DECODE_TESTS = ":".join(f"{suite}.*" for suite in (
+    "ScanDecode", "ScanWalk", "Exhaustive", "RandomUtf8", "RandomUtf32", "UnicodeExamples", "Kinds", "Boundaries",
+    "Policies", "Positions", "Stats", "Threads", "FuzzCorpus", "Stream", "ErrorList", "Pieces", "Engine", "RoundTrip"))
+
+
+@part("decode_1t", cap=400, gpu=False, needs=("gutf8", "tests/gutf8_cpu_tests"),
+      help="the scanners' CPU tests on this host's ISAs, then decode at 1 thread beside simdutf (2 GiB English and "
+           "Chinese; decode's pieces of 256 and 128 KiB, release steps of 8 MiB and none, and the AVX2 path)")
+def decode_1t(ctx: Context) -> Outcome:
+    tests = ctx.run("decode_1t_tests", [ctx.path("tests/gutf8_cpu_tests"), "--gtest_color=no",
+                                        f"--gtest_filter={DECODE_TESTS}"], 200)
+    simdutf = peer(ctx, "simdutf_files")
+    args = [sys.executable, "bench/engine_knobs.py", "--gutf8", ctx.bundle / "gutf8", "--simdutf", simdutf or "",
+            "--work", os.path.join(ctx.options.get("work", "/tmp/gutf8-device"), "engine"), "--sizes", "2G",
+            "--threads", "1", "--reps", ctx.options.get("reps", "5"), "--ops", "decode",
+            "--decode-pieces", "1M,512K", "--decode-isas", "avx2", "--decode-release", "8M,4G",
+            "--out", ctx.out / "decode_1t.csv"]
+    bench = ctx.run("decode_1t_bench", args, 180)
+    limit = lambda step: " (time limit)" if step.timed_out else ""  # noqa: E731
+    return Outcome("decode_1t", "pass" if tests.ok and bench.ok else "fail",
+                   f"tests rc {tests.rc}{limit(tests)}: {gtest_counts(tests.text()).line()}; "
+                   f"bench rc {bench.rc}{limit(bench)}; decode_1t.csv" + ("" if simdutf else "; no simdutf peer"),
+                   details="```\n" + tail(bench.log, 20) + "\n```\n")
 
 
 @part("compress_engine", cap=580, gpu=False, needs=("gutf8",), tools=("zstd", "gzip"))
