@@ -1,5 +1,6 @@
 # The compression libraries behind src/compress (Debian: zlib1g-dev libzstd-dev liblzma-dev
-# libbz2-dev liblz4-dev libdeflate-dev, which scripts/setup.sh installs). With GUTF8_STATIC their
+# libbz2-dev liblz4-dev libdeflate-dev, and libxxhash-dev for the frames' proofs, which
+# scripts/setup.sh installs). With GUTF8_STATIC their
 # static archives are linked, so that a binary runs on a host that has none of them installed;
 # GUTF8_STATIC_COMPRESSION=OFF keeps them shared where a shared module cannot take Debian's non-PIC
 # archives (scripts/gpu/stage_python.sh's wheel).
@@ -7,7 +8,7 @@ option(GUTF8_STATIC_COMPRESSION "Link the compression libraries statically" ${GU
 set(GUTF8_COMPRESSION_LIBRARIES)
 set(GUTF8_COMPRESSION_INCLUDE_DIRS)
 foreach(spec "z;zlib.h;zlib1g-dev" "zstd;zstd.h;libzstd-dev" "lzma;lzma.h;liblzma-dev" "bz2;bzlib.h;libbz2-dev"
-             "lz4;lz4frame.h;liblz4-dev" "deflate;libdeflate.h;libdeflate-dev")
+             "lz4;lz4frame.h;liblz4-dev" "deflate;libdeflate.h;libdeflate-dev" "xxhash;xxhash.h;libxxhash-dev")
   list(GET spec 0 lib)
   list(GET spec 1 header)
   list(GET spec 2 package)

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libutfcpp-dev libgtest-dev
           libbenchmark-dev python3 python3-matplotlib python3-venv python3-dev help2man
-          zlib1g-dev libzstd-dev liblzma-dev libbz2-dev liblz4-dev libdeflate-dev
+          zlib1g-dev libzstd-dev liblzma-dev libbz2-dev liblz4-dev libdeflate-dev libxxhash-dev
           gzip zstd xz-utils bzip2 lz4 tabix)  # compression libraries; their tools (and bgzip) are oracles
 missing=()
 for p in "${packages[@]}"; do

@@ -6,8 +6,9 @@
 //   bench_nvcomp_zstd --input FILE --write OUT.zst [--size BYTES] [--frames BYTES] [--level 3]
 //                     [--checksum 0|1] [--shards N]
 // The second form writes the text as zstd frames of --frames bytes of text (0: one frame a shard)
-// to OUT.zst, or to N shards OUT-000.zst ... (the frames split evenly between them): inputs for the
-// engine's benchmark on a host without the zstd tool.
+// to OUT.zst, or to N shards OUT-000.zst ... (the frames split evenly between them), each frame
+// followed by its proof as gutf8's writer writes it (compress/proof.hpp): inputs for the engine's
+// benchmark on a host without the zstd tool.
 // The text (the first --size bytes of FILE) is cut into frames of each size, compressed by libzstd
 // with checksums, checked by the CPU's structure check as a GPU lane would, then decompressed into
 // one device buffer; every run's output is compared with the text. Prints a markdown table (GB/s of
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "compress/codecs.hpp"
+#include "compress/proof.hpp"
 #include "cuda/cuda_resources.hpp"
 #include "cuda/nvcomp/zstd.hpp"
 
@@ -222,8 +224,11 @@ void write_frames(const bytes& text, options o) {
     const std::string name =
         o.shards == 1 ? o.write : o.write.substr(0, o.write.rfind(".zst")) + suffix;
     std::ofstream out(name, std::ios::binary);
-    for (std::size_t i = s * f.frames.size() / o.shards; i < (s + 1) * f.frames.size() / o.shards; ++i)
+    for (std::size_t i = s * f.frames.size() / o.shards; i < (s + 1) * f.frames.size() / o.shards; ++i) {
       out.write(reinterpret_cast<const char*>(f.frames[i].data()), std::streamsize(f.frames[i].size()));
+      const auto p = gutf8::internal::compress::proof_of(f.frames[i]);  // as gutf8's writer follows each frame
+      out.write(reinterpret_cast<const char*>(p.data()), std::streamsize(p.size()));
+    }
     if (!out) throw std::runtime_error("cannot write " + name);
   }
 }

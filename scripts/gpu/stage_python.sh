@@ -19,7 +19,7 @@ rm -rf .device-python && mkdir -p .device-python
 # .device-python/lib/ (the driver puts it on LD_LIBRARY_PATH).
 mkdir -p .device-python/lib
 rm -rf build-python-stage/unpacked && unzip -q -d build-python-stage/unpacked .device-python/*.whl
-ldd build-python-stage/unpacked/gutf8/_gutf8*.so | awk '/lib(z|zstd|lzma|bz2|lz4|deflate)\.so/{print $3}' |
+ldd build-python-stage/unpacked/gutf8/_gutf8*.so | awk '/lib(z|zstd|lzma|bz2|lz4|deflate|xxhash)\.so/{print $3}' |
   xargs -r cp -L -t .device-python/lib/
 git rev-parse --short HEAD > .device-python/COMMIT
 ls -l .device-python

@@ -37,8 +37,10 @@ struct splitter::state {
     part p{at, 0, 0, layout::members, 0, at == 0, false};
     bool text_known = true;
     std::optional<std::uint64_t> bound = 0;
-    while (at < file_size && p.size < target) {
+    // Past the target, skippable frames still join the part: a frame's proof stays with it.
+    while (at < file_size) {
       const std::optional<member_extent> e = extent(at);
+      if (p.size >= target && !(e && e->skippable)) break;
       if (!e && p.size > 0) break;  // the rest goes as the next part
       if (!e) {
         p.size = file_size - at;

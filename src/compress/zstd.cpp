@@ -1,14 +1,16 @@
 // zstd: libzstd's streaming API in and out, ZSTD_decompressDCtx for a part's frames decoded at once,
-// ZSTD_compress2 for a part's frame; a frame's extent is walked through its block headers (RFC 8878:
+// ZSTD_compress2 for a part's frames (each with its proof); a frame's extent is walked through its block headers (RFC 8878:
 // a frame records no compressed size of its own).
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader (exported by Debian's libzstd)
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 
 #include "compress/codecs.hpp"
 #include "compress/magic.hpp"
+#include "compress/proof.hpp"
 #include "gutf8/error.hpp"
 
 namespace gutf8::internal::compress {
@@ -86,14 +88,33 @@ class zstd_encoder final : public frame_encoder {
   cctx_ptr c_;
 };
 
+// A part's text as frames of at most frame_text bytes, each followed by its proof (proof.hpp): the
+// frames a GPU lane takes. zstd -3's window is 1 MiB, so the cut costs little ratio.
 class zstd_part_encoder final : public part_encoder {
  public:
+  static constexpr std::size_t frame_text = std::size_t{1} << 20;
+
   explicit zstd_part_encoder(int level) : c_(make_cctx(level)) {}
-  [[nodiscard]] std::size_t bound(std::size_t text) const override { return ZSTD_compressBound(text); }
+  [[nodiscard]] std::size_t bound(std::size_t text) const override {
+    const std::size_t full = text / frame_text, rest = text % frame_text;
+    const std::size_t frames = full + (rest != 0 || full == 0 ? 1 : 0);
+    return full * ZSTD_compressBound(frame_text) + (rest != 0 || full == 0 ? ZSTD_compressBound(rest) : 0) +
+           frames * proof_size;
+  }
   std::size_t encode(std::span<const std::uint8_t> text, std::span<std::uint8_t> out) override {
-    const std::size_t rc = ZSTD_compress2(c_.get(), out.data(), out.size(), text.data(), text.size());
-    if (ZSTD_isError(rc)) throw error(errc::io_failure, std::string("zstd: ") + ZSTD_getErrorName(rc));
-    return rc;
+    std::size_t written = 0;
+    for (std::size_t at = 0; at < text.size() || at == 0;) {
+      const std::size_t n = std::min(frame_text, text.size() - at);
+      const std::span<std::uint8_t> to = out.subspan(written);
+      const std::size_t rc = ZSTD_compress2(c_.get(), to.data(), to.size(), text.data() + at, n);
+      if (ZSTD_isError(rc)) throw error(errc::io_failure, std::string("zstd: ") + ZSTD_getErrorName(rc));
+      const proof p = proof_of(to.first(rc));
+      std::copy(p.begin(), p.end(), to.begin() + static_cast<std::ptrdiff_t>(rc));
+      written += rc + proof_size;
+      at += n;
+      if (n == 0) break;  // the empty text's one frame
+    }
+    return written;
   }
 
  private:

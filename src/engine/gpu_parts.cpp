@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 
 #include "codec/lines.hpp"
 #include "compress/magic.hpp"
+#include "compress/proof.hpp"
 #include "engine/on_threads.hpp"
 #include "gutf8/error.hpp"
 
@@ -126,6 +128,17 @@ bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& fra
   return true;
 }
 
+bool frames_proven(std::span<const std::uint8_t> bytes, std::span<const gpu_frame> frames, unsigned threads) {
+  std::atomic<bool> all{true};
+  on_threads(frames.size(), threads, [&](std::uint64_t i, unsigned) {
+    const gpu_frame& f = frames[static_cast<std::size_t>(i)];
+    if (all.load(std::memory_order_relaxed) &&
+        !compress::proven(bytes.subspan(f.offset, f.bytes), bytes.subspan(f.offset + f.bytes)))
+      all.store(false, std::memory_order_relaxed);
+  });
+  return all.load();
+}
+
 bool lanes_take_in_parts(const compress::random_reader& read, std::uint64_t file_size) {
   constexpr int most_skipped = 16;  // skippable frames first (pzstd writes one): passed over
   std::uint64_t at = 0;
@@ -162,7 +175,7 @@ std::optional<run_result> gpu_part_worker::on_device(compressed_input& in, const
       !p.text_size || p.size > buffer.size() || *p.text_size > ctx.plan.gpu_run_bytes)
     return std::nullopt;
   const std::span<const std::uint8_t> bytes = slot_bytes(in, p, buffer, read_threads);
-  if (!gpu_frames(bytes, frames_)) return std::nullopt;
+  if (!gpu_frames(bytes, frames_) || !frames_proven(bytes, frames_, read_threads)) return std::nullopt;
   std::uint64_t text = 0, room = 0;
   for (const gpu_frame& f : frames_) {
     text += f.text_bytes;

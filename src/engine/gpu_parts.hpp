@@ -1,10 +1,11 @@
 // A GPU lane's slots of a compressed parts job (engine/compressed.hpp). A slot of zstd frames that
-// the CPU's structure check passes, each with its content size, crosses PCIe compressed, is
-// decompressed on the GPU straight into the codec's input (codec/gpu_decompress.hpp; content
-// checksums verified there) and processed there; its edges and line facts come from the few bytes
-// copied back. Any other slot, and one a frame of which the GPU does not decompress to its header's
-// size and checksum, goes through part_worker on the lane's thread, as a CPU worker takes it, which
-// names the position of any damage (docs/COMPRESSION.md).
+// the CPU's structure check passes, each with its content size and its proof (frames gutf8 wrote,
+// intact: compress/proof.hpp), crosses PCIe compressed, is decompressed on the GPU straight into the
+// codec's input (codec/gpu_decompress.hpp; content checksums verified there) and processed there;
+// its edges and line facts come from the few bytes copied back. Any other slot, and one a frame of
+// which the GPU does not decompress to its header's size and checksum, goes through part_worker on
+// the lane's thread, as a CPU worker takes it, which names the position of any damage
+// (docs/COMPRESSION.md).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,10 @@ class gpu_part_worker {
 // where one is not for the GPU: a header the CPU's check refuses, no content size, more than 4 MiB,
 // blocks that could make more than 8 MiB (its room on the GPU).
 bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& frames);
+// Whether each of the frames (gpu_frames of bytes) is followed by its proof (compress/proof.hpp):
+// bytes gutf8's writer wrote, not damaged since, so that nvCOMP never sees a corrupt frame. Hashed on
+// `threads` threads.
+bool frames_proven(std::span<const std::uint8_t> bytes, std::span<const gpu_frame> frames, unsigned threads);
 // process_part_block of a whole part (both edges open) whose text, size bytes, z holds on the
 // device: its edges from its first 8 and last 16 bytes, which decide its first and last certain
 // unit starts; its line facts from the bytes copied back (validate and stats: no output).

@@ -15,6 +15,8 @@
 
 #include "check.hpp"
 #include "compress/compressor.hpp"
+#include "compress/parts.hpp"
+#include "compress/proof.hpp"
 #include "compress_support.hpp"
 #include "cpu/cpu_block.hpp"
 #include "engine/buffers.hpp"
@@ -410,6 +412,79 @@ TEST(EngineGpuParts, FramesALaneTakes) {
   std::vector<std::uint8_t> cut = file;
   cut.resize(cut.size() - 12);  // the last frame ends early: the CPU's structure check refuses it
   EXPECT_FALSE(in::gpu_frames(cut, got));
+}
+
+// gutf8's zstd writer cuts a part's text into frames of at most 1 MiB, each followed by its proof
+// (compress/proof.hpp); a GPU lane takes only frames so proven. Every split of such a file keeps
+// each proof with its frame, and any damage to a frame or its proof, or a proof elsewhere, is refused.
+TEST(EngineGpuParts, ProvenFramesFromTheWriter) {
+  namespace in = gutf8::internal;
+  const std::string text = test::compress::text((3u << 20) + 4097, 17);
+  const auto as_bytes = [](const std::string& t) { return std::span(reinterpret_cast<const std::uint8_t*>(t.data()), t.size()); };
+  const auto encoder = cz::make_part_encoder(cz::format::zstd, 3);
+  std::vector<std::uint8_t> file(encoder->bound(text.size()));
+  file.resize(encoder->encode(as_bytes(text), file));
+  std::vector<in::gpu_frame> frames;
+  ASSERT_TRUE(in::gpu_frames(file, frames));
+  ASSERT_EQ(frames.size(), 4u);
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_EQ(frames[i].text_bytes, i < 3 ? std::size_t{1} << 20 : 4097u) << i;
+    const std::size_t next = i + 1 < frames.size() ? frames[i + 1].offset : file.size();
+    EXPECT_EQ(frames[i].offset + frames[i].bytes + cz::proof_size, next) << i << ": its proof right after it";
+  }
+  for (const unsigned threads : {1u, 3u}) EXPECT_TRUE(in::frames_proven(file, frames, threads));
+  std::string back(text.size() + 1, '\0');
+  EXPECT_EQ(ZSTD_decompress(back.data(), back.size(), file.data(), file.size()), text.size()) << "libzstd skips proofs";
+  back.resize(text.size());
+  EXPECT_EQ(back, text);
+  // Split at every target around the frames' and proofs' sizes: every part's frames are proven.
+  for (const std::uint64_t target : {std::uint64_t{1}, std::uint64_t{frames[0].bytes}, std::uint64_t{frames[0].bytes} + 1,
+                                     std::uint64_t{frames[0].bytes} + cz::proof_size, std::uint64_t{frames[0].bytes} * 2}) {
+    for (const cz::part& p : cz::split(cz::format::zstd, cz::memory_reader(file), file.size(), target)) {
+      const auto bytes = std::span(file).subspan(p.offset, p.size);
+      std::vector<in::gpu_frame> got;
+      ASSERT_TRUE(in::gpu_frames(bytes, got)) << target;
+      EXPECT_TRUE(in::frames_proven(bytes, got, 2)) << "target " << target << ", part at " << p.offset;
+    }
+  }
+  // A small file: every byte of its frame, and of its proof, flipped in turn.
+  const std::string small = test::compress::text(3001, 5);
+  std::vector<std::uint8_t> one(encoder->bound(small.size()));
+  one.resize(encoder->encode(as_bytes(small), one));
+  ASSERT_TRUE(in::gpu_frames(one, frames));
+  ASSERT_EQ(frames.size(), 1u);
+  ASSERT_EQ(frames[0].bytes + cz::proof_size, one.size());
+  for (std::size_t at = 0; at < one.size(); ++at) {
+    std::vector<std::uint8_t> bad = one;
+    bad[at] ^= std::uint8_t(1u << (at % 8));
+    std::vector<in::gpu_frame> got;
+    if (in::gpu_frames(bad, got) && got.size() == 1) {  // a refused structure keeps it from the GPU already
+      EXPECT_FALSE(in::frames_proven(bad, got, 1)) << "byte " << at << " flipped";
+    }
+  }
+  // No proof, a proof cut short, another frame's proof, a skippable frame between frame and proof.
+  const std::span<const std::uint8_t> frame = std::span(one).first(frames[0].bytes);
+  const cz::proof right = cz::proof_of(frame);
+  const cz::proof other = cz::proof_of(std::span(file).first(frames[0].bytes));
+  const std::vector<std::uint8_t> skip{0x50, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 9};
+  const auto with = [&](std::initializer_list<std::span<const std::uint8_t>> after) {
+    std::vector<std::uint8_t> v(frame.begin(), frame.end());
+    for (const auto& a : after) v.insert(v.end(), a.begin(), a.end());
+    return v;
+  };
+  const std::pair<std::vector<std::uint8_t>, const char*> refused[] = {
+      {with({}), "no proof"},
+      {with({std::span(right).first(cz::proof_size - 1)}), "a proof cut short"},
+      {with({other}), "another frame's proof"},
+      {with({skip, right}), "a skippable frame between"},
+  };
+  for (const auto& [bytes, why] : refused) {
+    std::vector<in::gpu_frame> got;
+    if (in::gpu_frames(bytes, got)) {
+      EXPECT_FALSE(in::frames_proven(bytes, got, 1)) << why;
+    }
+  }
+  EXPECT_TRUE(in::frames_proven(with({right}), frames, 1));
 }
 
 // The (offset, size) list a GPU batch gets (compressed_input's runs, then gpu_frames) for files with

@@ -148,7 +148,7 @@ class nvcomp_zstd final : public gpu_zstd {
     const std::vector<std::uint8_t> frame = warm_up_frame(text_bytes);
     const compress::random_reader read = compress::memory_reader(frame);
     const std::optional<compress::member_extent> e = compress::zstd_frame_extent(read, 0, frame.size());
-    const gpu_frame f{0, frame.size(), text_bytes, true, e ? static_cast<std::size_t>(e->room) : 0};
+    const gpu_frame f{0, e ? static_cast<std::size_t>(e->size) : 0, text_bytes, true, e ? static_cast<std::size_t>(e->room) : 0};
     const std::size_t whole = std::max(most_text, text_bytes);
     {
       const cuda::device_scope on(gpu_.device());

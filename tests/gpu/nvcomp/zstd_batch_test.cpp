@@ -119,10 +119,12 @@ TEST(NvcompZstdCorrupt, ContentSizeLies) {
   expect_exact(c, o, {0, 2});
 }
 
-// Bytes flipped inside blocks' payloads: the structure check still passes. nvCOMP reports the frame
-// or not (it does not check the content checksum); its text differs from the original either way,
-// and every other frame of the batch is exact.
-TEST(NvcompZstdCorrupt, FlippedPayloadBytes) {
+// Probe, outside the memcheck filter (memcheck saw nvCOMP write out of bounds on these): bytes
+// flipped inside blocks' payloads pass the structure check, so a GPU lane takes only frames whose
+// proof holds (compress/proof.hpp), which such damage breaks. nvCOMP reports the frame or not (it
+// does not check the content checksum); its text differs from the original either way, and every
+// other frame of the batch is exact.
+TEST(NvcompZstdUnchecked, FlippedPayloadBytes) {
   case_frames c = make_frames({65536 + 7, 200003, 12345, 1u << 20}, 41);
   for (std::size_t victim : {std::size_t{1}, std::size_t{3}}) {
     bytes& f = c.frames[victim];
@@ -180,9 +182,10 @@ TEST(NvcompZstdCorrupt, TruncatedAtBlockBoundary) {
   expect_exact(c, o, {1});
 }
 
-// Random flips in random frames, kept where the structure check passes (the frames a GPU lane would
-// take): the untouched frames stay exact. Run under memcheck, this is the corrupt-frame fuzz.
-TEST(NvcompZstdCorrupt, FuzzFlipsThatPassTheCheck) {
+// Probe, outside the memcheck filter: random flips in random frames, kept where the structure check
+// passes (frames a lane would take but for their proofs: NvcompEngine.FuzzedFilesEqualCpu is the
+// corrupt-file fuzz run under memcheck); the untouched frames stay exact.
+TEST(NvcompZstdUnchecked, FuzzFlipsThatPassTheCheck) {
   GUTF8_REQUIRE_GPU();
   auto r = rng(61);
   int reported = 0, corrupted = 0;
