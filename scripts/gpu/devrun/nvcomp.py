@@ -1,4 +1,4 @@
-"""nvCOMP parts (bundles staged from a GUTF8_NVCOMP build: gutf8, tests/gutf8_nvcomp_tests, bench/bench_nvcomp_zstd,
+"""nvCOMP parts (bundles staged from a GUTF8_NVCOMP build: gutf8, tests/gutf8_nvcomp_tests, bench/bench_nvcomp,
 libnvcomp.so.6 in the bundle's lib/): the zstd lane's tests, memcheck over them, the probe of a frame the
 CPU's structure check would keep from the GPU, the batched decompression rate, and the engine's GPU
 lanes decompressing zstd files with nvCOMP (tests, then gutf8 validate --backend=cpu against cuda).
@@ -48,20 +48,31 @@ def nvcomp_probe(ctx: Context) -> Outcome:
                    + ("" if clean else " (the CPU's structure check keeps such frames)"))
 
 
-@part("nvcomp_bench", cap=240, needs=("bench/bench_nvcomp_zstd",),
-      help="bench_nvcomp_zstd: 512 MiB of mixed text as 64 KiB and 1 MiB zstd -3 frames, device-resident")
-def nvcomp_bench(ctx: Context) -> Outcome:
+def bench_rows(ctx: Context, name: str, fmt: str, level: str) -> Outcome:
     text = text_file(ctx, "mixed", 512 << 20)
-    table = ctx.out / "nvcomp_zstd.md"
-    step = ctx.run("nvcomp_bench", [ctx.path("bench/bench_nvcomp_zstd"), "--input", text, "--frames", "65536,1048576",
-                                    "--level", "3", "--runs", "7", "--commit", commit_of(ctx), "--out", table], 240)
-    return Outcome("nvcomp_bench", "pass" if step.ok else "fail", f"rc {step.rc}; {table.name}",
+    table = ctx.out / f"nvcomp_{fmt}.md"
+    step = ctx.run(name, [ctx.path("bench/bench_nvcomp"), "--input", text, "--format", fmt, "--frames", "65536,1048576",
+                          "--level", level, "--runs", "7", "--commit", commit_of(ctx), "--out", table], 240)
+    return Outcome(name, "pass" if step.ok else "fail", f"rc {step.rc}; {table.name}",
                    details="```\n" + (table.read_text() if table.exists() else tail(step.log)) + "```\n")
+
+
+@part("nvcomp_bench", cap=240, needs=("bench/bench_nvcomp",),
+      help="bench_nvcomp: 512 MiB of mixed text as 64 KiB and 1 MiB zstd -3 frames, device-resident")
+def nvcomp_bench(ctx: Context) -> Outcome:
+    return bench_rows(ctx, "nvcomp_bench", "zstd", "3")
+
+
+@part("nvcomp_gzip_bench", cap=240, needs=("bench/bench_nvcomp",),
+      help="bench_nvcomp --format gzip: the same text as gutf8's gzip members (libdeflate -6) of 64 KiB and 1 MiB, "
+           "nvCOMP's gzip API (naive, look-ahead) and raw deflate API, device-resident")
+def nvcomp_gzip_bench(ctx: Context) -> Outcome:
+    return bench_rows(ctx, "nvcomp_gzip_bench", "gzip", "6")
 
 
 
 def zstd_inputs(ctx: Context, text: Path, size: int, only: tuple = ()) -> dict:
-    """The benchmark's inputs, written once by the bundle's bench_nvcomp_zstd (the host has no zstd tool):
+    """The benchmark's inputs, written once by the bundle's bench_nvcomp (the host has no zstd tool):
     name -> files. zstd -3 frames of 1 MiB without checksums in one file and in 64 shards, and with checksums
     (verified on the GPU) in one file: what the GPU lanes take; 64 shards of one frame each (frames of more
     than 4 MiB: read in order by the CPU's decoder, as before)."""
@@ -76,7 +87,7 @@ def zstd_inputs(ctx: Context, text: Path, size: int, only: tuple = ()) -> dict:
         out = folder / file
         files = [out] if shards == 1 else [folder / f"{out.stem}-{k:03d}.zst" for k in range(shards)]
         if not all(f.exists() for f in files):
-            step = ctx.run(f"nvcomp_write_{out.stem}", [ctx.path("bench/bench_nvcomp_zstd"), "--input", text, "--size", size,
+            step = ctx.run(f"nvcomp_write_{out.stem}", [ctx.path("bench/bench_nvcomp"), "--input", text, "--size", size,
                                                         "--write", out, "--frames", frame, "--level", 3,
                                                         "--checksum", checksum, "--shards", shards], 120)
             if not step.ok:
@@ -109,7 +120,7 @@ def validate_seconds(ctx: Context, name: str, files: list, backend: str, runs: i
     return median(seconds), found.group(0) if found else "", rc
 
 
-@part("nvcomp_engine", cap=240, needs=("gutf8", PROGRAM, "bench/bench_nvcomp_zstd"),
+@part("nvcomp_engine", cap=240, needs=("gutf8", PROGRAM, "bench/bench_nvcomp"),
       help="the engine's GPU lanes on zstd files (nvCOMP): NvcompEngine tests, then gutf8 validate cpu vs cuda")
 def nvcomp_engine(ctx: Context) -> Outcome:
     tests = gtest(ctx, "nvcomp_engine_tests", PROGRAM, 120, args=[f"--gtest_filter={ENGINE}"])
@@ -203,7 +214,7 @@ def nvcomp_memcheck_corrupt(ctx: Context) -> Outcome:
                    f"lying sizes, checksums, truncation, fuzz: {word}; flipped payload bytes: {flipped}")
 
 
-@part("nvcomp_e2e", cap=240, needs=("gutf8", "bench/bench_nvcomp_zstd"),
+@part("nvcomp_e2e", cap=240, needs=("gutf8", "bench/bench_nvcomp"),
       help="gutf8 validate --backend=cpu vs cuda on zstd files of 1 MiB frames, 1 GiB and 4 GiB of text")
 def nvcomp_e2e(ctx: Context) -> Outcome:
     rows, agree = [], True
@@ -282,7 +293,7 @@ STAMPED = (
     "sys.exit(rc if rc >= 0 else 128 - rc)\n")
 
 
-@part("nvcomp_hang_exit", cap=200, needs=("gutf8", "bench/bench_nvcomp_zstd"),
+@part("nvcomp_hang_exit", cap=200, needs=("gutf8", "bench/bench_nvcomp"),
       help="gutf8 validate cpu vs cuda (CUDA's lazy and eager kernel loading) on 64 MiB of zstd frames with flipped "
            "payload bytes: exit status, seconds, the output's last lines stamped with their second")
 def nvcomp_hang_exit(ctx: Context) -> Outcome:
