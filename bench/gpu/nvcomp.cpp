@@ -222,16 +222,21 @@ nvcompStatus_t gzip_call(gzip_way way, bool temp_only, std::size_t n, std::size_
 }
 
 // gutf8's members decompressed device-resident by nvCOMP, whole (gzip API) or their deflate payloads
-// (the bytes between a G8 header of FEXTRA alone and the 8-byte trailer); 256-byte aligned inputs.
+// (the bytes between the header and the 8-byte trailer); 256-byte aligned inputs.
 double gzip_device_rate(const bytes& text, const framed& f, const options& o, gzip_way way, std::size_t& temp_bytes) {
   constexpr std::size_t align = 256;
   bytes packed;
   std::vector<std::size_t> in_at, in_bytes, max_text{0};
   for (const bytes& m : f.frames) {
     std::size_t from = 0, size = m.size();
-    if (way == gzip_way::deflate_payloads) {
-      if (m.size() < 20 || m[3] != 0x04) throw std::runtime_error("not a G8 member of FEXTRA alone");
-      from = 12 + (std::size_t(m[10]) | std::size_t(m[11]) << 8);
+    if (way == gzip_way::deflate_payloads) {  // past the header (RFC 1952): FEXTRA, FNAME, FCOMMENT, FHCRC
+      const std::uint8_t flags = m[3];
+      from = 10;
+      if (flags & 0x04) from += 2 + (std::size_t(m[10]) | std::size_t(m[11]) << 8);
+      for (const std::uint8_t zero_ended : {std::uint8_t{0x08}, std::uint8_t{0x10}})
+        if (flags & zero_ended) from = std::size_t(std::find(m.begin() + std::ptrdiff_t(from), m.end(), 0) - m.begin()) + 1;
+      if (flags & 0x02) from += 2;
+      if (from + 8 > m.size()) throw std::runtime_error("a gzip header past its member");
       size = m.size() - 8 - from;
     }
     packed.resize((packed.size() + align - 1) / align * align);
