@@ -163,6 +163,23 @@ struct row {
   double gpu_gbs, host_gbs;
 };
 
+// One launch() timed with events a run (run -1 warms up), its output checked after each: GB/s of
+// text at the median run.
+template <class Launch, class Check>
+double timed_rate(std::size_t text_bytes, const options& o, gutf8::cuda::stream& s, Launch launch, Check check) {
+  std::vector<double> seconds;
+  for (int run = -1; run < o.runs; ++run) {
+    gutf8::cuda::event start, stop;
+    start.record(s);
+    launch();
+    stop.record(s);
+    stop.synchronize();
+    if (run >= 0) seconds.push_back(stop.elapsed_since(start) / 1e3);
+    if (!check()) throw std::runtime_error("MISMATCH: device text");
+  }
+  return double(text_bytes) / median(seconds) / 1e9;
+}
+
 // Device-resident runs: the frames uploaded once, one decompress_zstd call timed a run.
 double device_rate(const bytes& text, const framed& f, const options& o, std::size_t& temp_bytes) {
   bytes packed;
@@ -182,22 +199,15 @@ double device_rate(const bytes& text, const framed& f, const options& o, std::si
   auto* out = reinterpret_cast<std::byte*>(d_out.data());
   nv::decompress_zstd(nullptr, temp_bytes, batch, out, d_results.data(), s);
   gutf8::cuda::device_buffer<std::byte> d_temp(temp_bytes);
-  std::vector<double> seconds;
   bytes check(text.size());
   std::vector<nv::frame_result> results(f.frames.size());
-  for (int run = -1; run < o.runs; ++run) {  // run -1: warm-up
-    gutf8::cuda::event start, stop;
-    start.record(s);
-    nv::decompress_zstd(d_temp.data(), temp_bytes, batch, out, d_results.data(), s);
-    stop.record(s);
-    stop.synchronize();
-    if (run >= 0) seconds.push_back(stop.elapsed_since(start) / 1e3);
-    d_out.download(check, s);
-    d_results.download(results, s);
-    s.synchronize();
-    if (check != text || !nv::failed_frames(results).empty()) throw std::runtime_error("MISMATCH: device text");
-  }
-  return double(text.size()) / median(seconds) / 1e9;
+  return timed_rate(text.size(), o, s, [&] { nv::decompress_zstd(d_temp.data(), temp_bytes, batch, out, d_results.data(), s); },
+                    [&] {
+                      d_out.download(check, s);
+                      d_results.download(results, s);
+                      s.synchronize();
+                      return check == text && nv::failed_frames(results).empty();
+                    });
 }
 
 // nvCOMP's gzip and raw deflate APIs share one shape; `way` picks the API and the algorithm.
@@ -267,25 +277,19 @@ double gzip_device_rate(const bytes& text, const framed& f, const options& o, gz
                 nullptr, s) != nvcompSuccess)
     throw std::runtime_error("nvCOMP: temp size");
   gutf8::cuda::device_buffer<std::byte> d_temp(std::max<std::size_t>(temp_bytes, 1));
-  std::vector<double> seconds;
   bytes check(text.size());
   std::vector<nvcompStatus_t> status(n);
-  for (int run = -1; run < o.runs; ++run) {  // run -1: warm-up
-    gutf8::cuda::event start, stop;
-    start.record(s);
+  const auto launch = [&] {
     if (gzip_call(way, false, n, max_text[0], text.size(), temp_bytes, d_ins.data(), d_in_bytes.data(), d_room.data(),
                   d_written.data(), d_temp.data(), d_outs.data(), d_status.data(), s) != nvcompSuccess)
       throw std::runtime_error("nvCOMP: launch");
-    stop.record(s);
-    stop.synchronize();
-    if (run >= 0) seconds.push_back(stop.elapsed_since(start) / 1e3);
+  };
+  return timed_rate(text.size(), o, s, launch, [&] {
     d_out.download(check, s);
     d_status.download(status, s);
     s.synchronize();
-    if (check != text || std::any_of(status.begin(), status.end(), [](nvcompStatus_t st) { return st != nvcompSuccess; }))
-      throw std::runtime_error("MISMATCH: device text");
-  }
-  return double(text.size()) / median(seconds) / 1e9;
+    return check == text && std::all_of(status.begin(), status.end(), [](nvcompStatus_t st) { return st == nvcompSuccess; });
+  });
 }
 
 // libzstd over the same frames on the host's threads, into one buffer.

@@ -65,7 +65,7 @@ cuda_processor::drain::~drain() {
 
 block_result cuda_processor::process_block(const block_request& rq) {
   if (rq.end == 0 || rq.end < tuning_.min_gpu_block || !ensure_started()) return fallback_->process(rq);
-  if (rq.end != rq.size) return process_head_then_tail(rq);
+  if (rq.end != rq.size) return process_head_then_tail(rq, false);
   cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
   const bool in_pinned = is_pinned(rq.data, rq.size);
   const bool out_pinned = output_pinned(rq);
@@ -77,17 +77,22 @@ block_result cuda_processor::process_block(const block_request& rq) {
 // A block whose units end at rq.end < rq.size (a piece run of a big input): the GPU takes [0, end) as
 // a chunk that is not the last, which leaves at most 3 bytes of a sequence that may be cut
 // short; the fallback processor settles them with the bytes after end in view, as the CPU would.
-block_result cuda_processor::process_head_then_tail(const block_request& rq) {
+// resident: rq.data is device memory (resident_block), whose tail comes to the host first.
+block_result cuda_processor::process_head_then_tail(const block_request& rq, bool resident) {
   block_request head = rq;
   head.size = rq.end;
   head.at_end = false;
-  block_result r = process_block(head);
+  block_result r = resident ? resident_block(head) : process_block(head);
   if (r.stopped || r.consumed == rq.end) return r;
   block_request tail = rq;
+  if (tail.out != nullptr) tail.out += r.written;
+  if (resident) {
+    append_tail(r, resident_on_host(tail, r.consumed));
+    return r;
+  }
   tail.data = rq.data + r.consumed;
   tail.size = rq.size - r.consumed;
   tail.end = rq.end - r.consumed;
-  if (tail.out != nullptr) tail.out += r.written;
   append_tail(r, fallback_->process(tail));
   return r;
 }

@@ -121,7 +121,7 @@ class cuda_processor final : public block_processor {
   // cuda_block_launch.cpp
   block_result with_histogram(const block_request& rq, block_result (cuda_processor::*how)(const block_request&));
   block_result process_block(const block_request& rq);
-  block_result process_head_then_tail(const block_request& rq);
+  block_result process_head_then_tail(const block_request& rq, bool resident);
   static void append_tail(block_result& r, const block_result& tail);  // tail's offsets from r.consumed
   static bool output_pinned(const block_request& rq);
   static cudaError_t launch(operation op, error_policy policy, void* temp, std::size_t& bytes, const u8* in,

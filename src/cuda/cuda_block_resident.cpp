@@ -12,17 +12,7 @@ namespace gutf8::internal {
 block_result cuda_processor::resident_block(const block_request& rq) {
   if (rq.end == 0 || rq.end < tuning_.min_gpu_block || !ensure_started()) return resident_on_host(rq, 0);
   cuda::check(cudaSetDevice(device_), "cudaSetDevice");  // per thread: the caller may change
-  if (rq.end != rq.size) {
-    block_request head = rq;
-    head.size = rq.end;
-    head.at_end = false;
-    block_result r = resident_block(head);
-    if (r.stopped || r.consumed == rq.end) return r;
-    block_request tail = rq;
-    if (tail.out != nullptr) tail.out += r.written;
-    append_tail(r, resident_on_host(tail, r.consumed));
-    return r;
-  }
+  if (rq.end != rq.size) return process_head_then_tail(rq, true);
   const bool out_pinned = output_pinned(rq);
   const std::size_t sub = reserve(rq, true, out_pinned);  // no staging of the input
   if (sub == 0) return resident_on_host(rq, 0);            // auto_select and no GPU memory: the CPU
