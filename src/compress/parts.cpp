@@ -16,8 +16,15 @@ struct splitter::state {
   bool started = false;
   std::optional<std::vector<xz_block>> xz;  // xz: the index's blocks (none: the index failed)
   std::size_t next_block = 0;
+  // The extent a part looked at past its end (to keep a proof with its frame): the next part's first.
+  std::uint64_t ahead_at = ~std::uint64_t{0};
+  std::optional<member_extent> ahead;
 
-  std::optional<member_extent> extent(std::uint64_t offset) const {
+  std::optional<member_extent> extent(std::uint64_t offset) {
+    if (offset == ahead_at) {  // each frame's headers are walked once (a pread each on a file)
+      ahead_at = ~std::uint64_t{0};
+      return ahead;
+    }
     switch (f) {
       case format::gzip:
         return gzip_member_extent(read, offset, file_size);
@@ -40,8 +47,11 @@ struct splitter::state {
     // Past the target, skippable frames still join the part: a frame's proof stays with it.
     while (at < file_size) {
       const std::optional<member_extent> e = extent(at);
-      if (p.size >= target && !(e && e->skippable)) break;
-      if (!e && p.size > 0) break;  // the rest goes as the next part
+      if ((p.size >= target && !(e && e->skippable)) || (!e && p.size > 0)) {  // !e: the rest is the next part
+        ahead_at = at;
+        ahead = e;
+        break;
+      }
       if (!e) {
         p.size = file_size - at;
         text_known = false;

@@ -46,8 +46,8 @@ class gpu_part_worker {
 // blocks that could make more than 8 MiB (its room on the GPU).
 bool gpu_frames(std::span<const std::uint8_t> bytes, std::vector<gpu_frame>& frames);
 // Whether each of the frames (gpu_frames of bytes) is followed by its proof (compress/proof.hpp):
-// bytes gutf8's writer wrote, not damaged since, so that nvCOMP never sees a corrupt frame. Hashed on
-// `threads` threads.
+// bytes gutf8's writer wrote, not damaged since, so that nvCOMP never sees a damaged frame (a crafted
+// file can carry a matching proof: the batch deadline stays for it). Hashed on `threads` threads.
 bool frames_proven(std::span<const std::uint8_t> bytes, std::span<const gpu_frame> frames, unsigned threads);
 // process_part_block of a whole part (both edges open) whose text, size bytes, z holds on the
 // device: its edges from its first 8 and last 16 bytes, which decide its first and last certain

@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include <array>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -447,6 +448,14 @@ TEST(EngineGpuParts, ProvenFramesFromTheWriter) {
       EXPECT_TRUE(in::frames_proven(bytes, got, 2)) << "target " << target << ", part at " << p.offset;
     }
   }
+  // Each frame's headers are read once, though a part looks past its target for a proof.
+  std::map<std::uint64_t, int> reads_at;
+  const cz::random_reader counting = [&](std::span<std::uint8_t> b, std::uint64_t at) {
+    ++reads_at[at];
+    cz::memory_reader(file)(b, at);
+  };
+  EXPECT_EQ(cz::split(cz::format::zstd, counting, file.size(), 1).size(), frames.size());
+  for (const in::gpu_frame& f : frames) EXPECT_EQ(reads_at[f.offset], 1) << "frame at " << f.offset;
   // A small file: every byte of its frame, and of its proof, flipped in turn.
   const std::string small = test::compress::text(3001, 5);
   std::vector<std::uint8_t> one(encoder->bound(small.size()));
