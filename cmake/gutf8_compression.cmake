@@ -1,7 +1,7 @@
 # The compression libraries behind src/compress (Debian: zlib1g-dev libzstd-dev liblzma-dev
 # libbz2-dev liblz4-dev libdeflate-dev, and libxxhash-dev for the frames' proofs, which
-# scripts/setup.sh installs). With GUTF8_STATIC their
-# static archives are linked, so that a binary runs on a host that has none of them installed;
+# scripts/setup.sh installs). With GUTF8_STATIC their static archives are linked, so that a binary
+# runs on a host that has none of them installed;
 # GUTF8_STATIC_COMPRESSION=OFF keeps them shared where a shared module cannot take Debian's non-PIC
 # archives (scripts/gpu/stage_python.sh's wheel).
 option(GUTF8_STATIC_COMPRESSION "Link the compression libraries statically" ${GUTF8_STATIC})

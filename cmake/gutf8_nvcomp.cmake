@@ -1,6 +1,7 @@
 # nvCOMP (PyPI nvidia-libnvcomp-cu13: headers, libnvcomp.so and a CMake package), optional: GPU
 # decompression of zstd frames (src/cuda/nvcomp/) in the engine's GPU lanes (codec/gpu_decompress.hpp).
-# AUTO: on when found and the CUDA backend is built; OFF, or not found under AUTO: nothing of it is built and nothing else changes.
+# AUTO: on when found and the CUDA backend is built; OFF, or not found under AUTO: nothing of it is
+# built and nothing else changes.
 # GUTF8_NVCOMP_ROOT (cache or environment): the wheel's nvidia/libnvcomp folder; without it, the
 # standard CMake search.
 set(GUTF8_NVCOMP AUTO CACHE STRING "GPU decompression with nvCOMP: AUTO (if found with CUDA), ON or OFF")

@@ -55,8 +55,9 @@ format sniff(std::span<const std::uint8_t> head) noexcept {
   return format::none;
 }
 
-random_reader pread_reader(int fd) {
-  return [fd](std::span<std::uint8_t> buffer, std::uint64_t at) {
+random_reader pread_reader(int fd, std::uint64_t base) {
+  return [fd, base](std::span<std::uint8_t> buffer, std::uint64_t offset) {
+    const std::uint64_t at = base + offset;
     for (std::size_t done = 0; done < buffer.size();) {
       const ssize_t n = ::pread(fd, buffer.data() + done, buffer.size() - done, static_cast<off_t>(at + done));
       if (n < 0 && errno == EINTR) continue;

@@ -42,8 +42,9 @@ using byte_sink = std::function<void(std::span<const std::uint8_t> bytes)>;
 // or throws gutf8::error(io_failure).
 using random_reader = std::function<void(std::span<std::uint8_t> buffer, std::uint64_t at)>;
 
-// A random_reader over a file descriptor (pread; a file that ends early is an io_failure).
-[[nodiscard]] random_reader pread_reader(int fd);
+// A random_reader over a file descriptor, offset 0 at byte `base` of the file (pread; a file that
+// ends early is an io_failure, naming the file's byte).
+[[nodiscard]] random_reader pread_reader(int fd, std::uint64_t base = 0);
 // A random_reader over bytes in memory (kept by the caller; reading past them is an io_failure).
 [[nodiscard]] random_reader memory_reader(std::span<const std::uint8_t> bytes);
 

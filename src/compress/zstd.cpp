@@ -1,6 +1,6 @@
 // zstd: libzstd's streaming API in and out, ZSTD_decompressDCtx for a part's frames decoded at once,
-// ZSTD_compress2 for a part's frames (each with its proof); a frame's extent is walked through its block headers (RFC 8878:
-// a frame records no compressed size of its own).
+// ZSTD_compress2 for a part's frames (each with its proof); a frame's extent is walked through its
+// block headers (RFC 8878: a frame records no compressed size of its own).
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader (exported by Debian's libzstd)
 #include <zstd.h>
 
@@ -97,13 +97,13 @@ class zstd_part_encoder final : public part_encoder {
   explicit zstd_part_encoder(int level) : c_(make_cctx(level)) {}
   [[nodiscard]] std::size_t bound(std::size_t text) const override {
     const std::size_t full = text / frame_text, rest = text % frame_text;
-    const std::size_t frames = full + (rest != 0 || full == 0 ? 1 : 0);
-    return full * ZSTD_compressBound(frame_text) + (rest != 0 || full == 0 ? ZSTD_compressBound(rest) : 0) +
-           frames * proof_size;
+    const bool partial = rest != 0 || full == 0;  // the empty text is one frame too
+    return full * ZSTD_compressBound(frame_text) + (partial ? ZSTD_compressBound(rest) : 0) +
+           (full + (partial ? 1 : 0)) * proof_size;
   }
   std::size_t encode(std::span<const std::uint8_t> text, std::span<std::uint8_t> out) override {
-    std::size_t written = 0;
-    for (std::size_t at = 0; at < text.size() || at == 0;) {
+    std::size_t written = 0, at = 0;
+    do {  // once for the empty text
       const std::size_t n = std::min(frame_text, text.size() - at);
       const std::span<std::uint8_t> to = out.subspan(written);
       const std::size_t rc = ZSTD_compress2(c_.get(), to.data(), to.size(), text.data() + at, n);
@@ -112,8 +112,7 @@ class zstd_part_encoder final : public part_encoder {
       std::copy(p.begin(), p.end(), to.begin() + static_cast<std::ptrdiff_t>(rc));
       written += rc + proof_size;
       at += n;
-      if (n == 0) break;  // the empty text's one frame
-    }
+    } while (at < text.size());
     return written;
   }
 

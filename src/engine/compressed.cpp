@@ -29,12 +29,6 @@ compression sniff_compression(std::span<const std::byte> first_bytes) noexcept {
 namespace internal {
 namespace {
 
-compress::random_reader file_reader(int fd, std::uint64_t base) {
-  return [read = compress::pread_reader(fd), base](std::span<std::uint8_t> buffer, std::uint64_t at) {
-    read(buffer, base + at);
-  };
-}
-
 // Consecutive parts of whole members go into one slot while it stays small: its text within a
 // chunk where the output must be held, else its compressed bytes within a quarter chunk.
 bool joins(const compress::part& a, const compress::part& b, std::uint64_t chunk_bytes, bool output,
@@ -137,7 +131,7 @@ bool part_text::next(std::span<std::uint8_t> buffer, part_block& b) {
 // -------------------------------------------------------------------- compressed_input ----
 
 compressed_input::compressed_input(compress::format f, descriptor fd, std::uint64_t base, std::uint64_t size)
-    : format_(f), fd_(std::move(fd)), base_(base), size_(size), read_(file_reader(fd_.get(), base)),
+    : format_(f), fd_(std::move(fd)), base_(base), size_(size), read_(compress::pread_reader(fd_.get(), base)),
       splitter_(f, read_, size, 1) {
   compressed = compression_of(f);
 }
@@ -341,7 +335,7 @@ std::vector<std::byte> from_file(int fd, std::uint64_t offset, std::size_t count
   const off_t at = ::lseek(fd, 0, SEEK_CUR);
   const std::uint64_t base = at < 0 ? 0 : static_cast<std::uint64_t>(at);
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size) > base ? st.st_size - base : 0;
-  const compress::random_reader read = file_reader(fd, base);
+  const compress::random_reader read = compress::pread_reader(fd, base);
   std::array<std::uint8_t, compress::sniff_bytes> head{};
   const auto first = std::span(head).first(static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), size)));
   read(first, 0);

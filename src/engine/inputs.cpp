@@ -87,11 +87,7 @@ opened_input open_compressed(compress::format f, descriptor fd, std::uint64_t ba
   o.shape = job_shape::chunks;
   o.pieces = 0;
   o.holds_fd = true;
-  const compress::random_reader file = [read = compress::pread_reader(fd.get()), base](std::span<std::uint8_t> b,
-                                                                                      std::uint64_t at) {
-    read(b, base + at);
-  };
-  if (in_parts(f, file, size, plan))
+  if (in_parts(f, compress::pread_reader(fd.get(), base), size, plan))
     o.in = std::make_unique<compressed_input>(f, std::move(fd), base, size);
   else
     o.in = std::make_unique<stream_input>(std::move(fd), true, base + size, f);
