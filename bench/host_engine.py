@@ -10,6 +10,8 @@ Cases (--cases, comma-separated):
   small    `validate -l` over many small files against `isutf8 -l` and a CPython loop (and --backend=cuda
            with --cuda, which must name the same files with the same exit status as --backend=cpu)
   pipe     `cat FILE | gutf8 validate` against `cat FILE | wc -c`
+  fixed    each tool's cost beyond its bytes: a run over a one-line file (process start, threads, exit),
+           gutf8 at 1 and all threads beside simdutf, `gutf8 --version`, and gutf8 through `bash -c`
   python   gutf8.validate_file against the CLI, gutf8.validate_files over the small files against isutf8 -l
 
 Inputs are made under --work from the bundled samples (corpus/make_corpus.py tile, then repeated),
@@ -125,20 +127,20 @@ def big_case(a, rec: Recorder, files: list[tuple[str, str]]) -> None:
         size = os.path.getsize(path)
         for t in ((1, a.threads) if size <= a.one_thread_max else (a.threads,)):
             for op in ("validate", "decode"):
-                out = "" if op == "validate" else " -o /dev/null"
-                m, runs, _ = timed(f"{a.gutf8} {op} --backend=cpu --threads {t}{out} {shlex.quote(path)}", a.reps)
+                out = [] if op == "validate" else ["-o", "/dev/null"]
+                m, runs, _ = timed([a.gutf8, op, "--backend=cpu", "--threads", str(t), *out, path], a.reps)
                 rec.add("big", f"gutf8 {op}", label, t, size, m, runs)
                 if a.simdutf:  # --threads 0 is gutf8's own choice; the peer then runs on every core
                     m, runs, _ = timed([a.simdutf, op, path, str(t or os.cpu_count())], a.reps)
                     rec.add("big", f"simdutf {op}", label, t or os.cpu_count(), size, m, runs)
-        m, runs, _ = timed(f"{a.gutf8} validate --replace --backend=cpu -o /dev/null {shlex.quote(path)}", a.reps)
+        m, runs, _ = timed([a.gutf8, "validate", "--replace", "--backend=cpu", "-o", "/dev/null", path], a.reps)
         rec.add("big", "gutf8 validate --replace", label, a.threads, size, m, runs)
 
 
 def scaling_case(a, rec: Recorder, path: str, label: str) -> None:
     size = os.path.getsize(path)
     for t in sorted({1, 2, 4, 8, 12, a.threads}):
-        m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu --threads {t} {shlex.quote(path)}", a.reps)
+        m, runs, _ = timed([a.gutf8, "validate", "--backend=cpu", "--threads", str(t), path], a.reps)
         rec.add("scaling", "gutf8 validate", label, t, size, m, runs)
         if a.simdutf:
             m, runs, _ = timed([a.simdutf, "validate", path, str(t)], a.reps)
@@ -189,6 +191,25 @@ def same_listing(a, listing: str) -> bool:
     return cpu == cuda
 
 
+def fixed_case(a, rec: Recorder) -> None:
+    """What a run costs beyond its bytes; every command runs without a shell but the one that says so."""
+    path = os.path.join(a.work, "one-line.txt")
+    with open(path, "w") as f:
+        f.write("one line of text\n")
+    reps = max(a.reps, 31)  # milliseconds: more runs for a stable median
+    label = "one line"
+    m, runs, _ = timed([a.gutf8, "--version"], reps)
+    rec.add("fixed", "gutf8 --version", label, 1, 0, m, runs)
+    for t in sorted({1, a.threads}):
+        m, runs, _ = timed([a.gutf8, "validate", "--backend=cpu", "--threads", str(t), path], reps)
+        rec.add("fixed", "gutf8 validate", label, t, 0, m, runs)
+        if a.simdutf:
+            m, runs, _ = timed([a.simdutf, "validate", path, str(t)], reps)
+            rec.add("fixed", "simdutf validate", label, t, 0, m, runs)
+    m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu --threads {a.threads} {shlex.quote(path)}", reps)
+    rec.add("fixed", "bash -c 'gutf8 validate'", label, a.threads, 0, m, runs)
+
+
 def pipe_case(a, rec: Recorder, path: str, label: str) -> None:
     size = os.path.getsize(path)
     m, runs, _ = timed(f"cat {shlex.quote(path)} | wc -c", a.reps)
@@ -211,7 +232,7 @@ def python_case(a, rec: Recorder, path: str, label: str, names: list[str]) -> No
     size = os.path.getsize(path)
     runs = in_process(f"r = gutf8.validate_file({path!r}, backend='cpu'); assert r.valid", a.reps)
     rec.add("python", "gutf8.validate_file (warm process)", label, a.threads, size, statistics.median(runs), runs)
-    m, runs, _ = timed(f"{a.gutf8} validate --backend=cpu {shlex.quote(path)}", a.reps)
+    m, runs, _ = timed([a.gutf8, "validate", "--backend=cpu", path], a.reps)
     rec.add("python", "gutf8 validate (CLI)", label, a.threads, size, m, runs)
     listing = os.path.join(a.work, f"small-{len(names)}.list")
     total = sum(os.path.getsize(n) for n in names)
@@ -255,6 +276,8 @@ def main() -> int:
     names = small_files(a.work, a.small) if {"small", "python"} & set(cases) else []
     if big:  # the page cache holds every input before the first timing
         subprocess.run(["cat", *[f for _, f in big]], stdout=subprocess.DEVNULL, check=True)
+    if "fixed" in cases:
+        fixed_case(a, rec)
     if "big" in cases:
         big_case(a, rec, big)
     if "scaling" in cases:

@@ -15,10 +15,11 @@
 // ~48 characters; emoji_only: 4-byte sequences only), valid and with 0.1%, 1% and 5% of the bytes
 // overwritten by bytes that can never occur in UTF-8 (seeded RNG).
 //
-//   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick]
+//   bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] [--corpus DIR] [--quick] [--profile]
 //               [--budget SECONDS] [--ops op1,op2,...] [--inputs ascii,cjk,...]
 // writes DIR/codec.csv and DIR/codec.md and prints the table.
 #include <cub/device/device_select.cuh>
+#include <cuda_profiler_api.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
@@ -225,8 +226,22 @@ struct timing {
   double min_ms = 0;
 };
 
-timing measure(int runs, cudaStream_t s, const std::function<cudaError_t()>& body) {
+// profile: one warm-up, then one run between cudaProfilerStart and Stop, so that
+// `ncu --profile-from-start off` sees exactly that call's launches.
+timing measure(int runs, cudaStream_t s, const std::function<cudaError_t()>& body, bool profile = false) {
   gutf8::cuda::event a, b;
+  if (profile) {
+    check(body(), "warm-up");
+    check(cudaStreamSynchronize(s), "warm-up sync");
+    check(cudaProfilerStart(), "cudaProfilerStart");
+    a.record(s);
+    check(body(), "profiled run");
+    b.record(s);
+    b.synchronize();
+    check(cudaProfilerStop(), "cudaProfilerStop");
+    const double ms = b.elapsed_since(a);
+    return {ms, ms};
+  }
   for (int i = 0; i < 3; ++i) check(body(), "warm-up");
   check(cudaStreamSynchronize(s), "warm-up sync");
   std::vector<double> ms;
@@ -271,6 +286,7 @@ int main(int argc, char** argv) {
   int runs = 15;
   double budget_s = 170;
   bool quick = false;
+  bool profile = false;  // each op once inside a profiler range (see measure)
   std::string ops_filter;  // comma-separated op names (empty: all)
   std::string inputs_filter;  // comma-separated corpus kinds (empty: all)
   for (int i = 1; i < argc; ++i) {
@@ -289,11 +305,12 @@ int main(int argc, char** argv) {
     else if (a == "--corpus") corpus = next();
     else if (a == "--budget") budget_s = std::stod(next());
     else if (a == "--quick") quick = true;
+    else if (a == "--profile") profile = true;
     else if (a == "--ops") ops_filter = "," + next() + ",";
     else if (a == "--inputs") inputs_filter = "," + next() + ",";
     else {
       std::cerr << "usage: bench_codec [--out DIR] [--commit SHA] [--size MiB] [--runs N] "
-                   "[--corpus DIR] [--quick] [--budget SECONDS] [--ops op1,op2] [--inputs k1,k2]\n";
+                   "[--corpus DIR] [--quick] [--profile] [--budget SECONDS] [--ops op1,op2] [--inputs k1,k2]\n";
       return 2;
     }
   }
@@ -404,7 +421,9 @@ int main(int argc, char** argv) {
 
         auto add = [&](const std::string& op, double moved, const std::function<cudaError_t()>& body) {
           if (!ops_filter.empty() && ops_filter.find("," + op + ",") == std::string::npos) return;
-          const timing t = measure(runs, s, body);
+          // A marker before the profiled launches: ncu's "==PROF== Profiling" lines follow it in stdout.
+          if (profile) std::cout << "profile: " << kind << ' ' << fmt(rate * 100, 1) << ' ' << op << std::endl;
+          const timing t = measure(runs, s, body, profile);
           row r;
           r.input = kind;
           r.invalid = rate;

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .bench import commit_of, csv_rows
-from .core import Context, Outcome, group, gtest_counts, markdown_table, part
+from .core import ROOT, Context, Outcome, group, gtest_counts, markdown_table, part
 from .tests import sanitize_one
 
 KERNEL_TESTS = "GpuRandom.*:GpuExhaustive.*:GpuChunks.*:GpuUtf16.*:GpuSanitizerSweep.*:GpuLaunchGrid.*:GpuLarge.*"
@@ -227,3 +227,29 @@ def gpu_tests_rest(ctx: Context) -> Outcome:
 
 
 group("kernels", ["kernel_tests", "kernel_sanitizers", "kernel_fuzz", "codec_rounds", "validate_ncu", "gpu_tests_rest"])
+
+
+BUDGET_OPS = "validate,decode_fused,decode_fused_replace,decode_utf16_replace,repair_replace,encode_fused"
+BUDGET_METRICS = ("smsp__inst_executed.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,"
+                  "sm__cycles_elapsed.avg.per_second")
+
+
+@part("budget", cap=300, needs=("bench/bench_codec",), tools=("ncu",),
+      help="Nsight Compute over every launch of each target op (64 MiB, every input, valid and 1 %): "
+           "instructions a KiB against the issue budget at the op's target (bench/codec_budget.py): budget.csv")
+def budget(ctx: Context) -> Outcome:
+    tool, report, bench_out = ctx.tool("ncu"), ctx.logs / "budget", ctx.logs / "budget_bench"
+    step = ctx.run("budget_ncu", [tool, "--clock-control", "none", "--profile-from-start", "off", "--metrics",
+                                  BUDGET_METRICS, "--export", report, "-f", ctx.bundle / "bench/bench_codec", "--profile",
+                                  "--quick", "--size", "64", "--runs", "10", "--ops", BUDGET_OPS, "--out", bench_out],
+                   300, stdout=ctx.logs / "budget_stdout.log")
+    if not step.ok:
+        return Outcome("budget", "fail", f"ncu rc {step.rc}: logs/budget_ncu.log")
+    ctx.run("budget_raw", [tool, "-i", f"{report}.ncu-rep", "--csv", "--page", "raw", "--metrics", BUDGET_METRICS], 120,
+            stdout=ctx.logs / "budget_raw.csv")
+    table = ctx.run("budget_table", ["python3", ROOT / "bench/codec_budget.py", "--log", ctx.logs / "budget_stdout.log",
+                                     "--raw", ctx.logs / "budget_raw.csv", "--codec", bench_out / "codec.csv",
+                                     "--out", ctx.out / "budget.csv"], 60, stdout=ctx.out / "budget.md")
+    text = (ctx.out / "budget.md").read_text() if table.ok else ""
+    rows = max(0, text.count("\n") - 2)
+    return Outcome("budget", "pass" if table.ok and rows else "fail", f"{rows} rows: budget.csv, budget.md", details=text)

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Each codec operation's instructions against the SMs' issue budget at its target (issue 45).
+
+Input: one `bench_codec --profile` run under `ncu --profile-from-start off` (its stdout, where each
+op's "profile: INPUT RATE OP" marker is followed by ncu's "==PROF== Profiling" lines for that op's
+launches), the raw metrics of the report (`ncu -i R --csv --page raw`) and the run's codec.csv
+(rooflines, text bytes). Per op, input and error rate: warp instructions a KiB of text over all the
+op's kernels, their IPC, and the most a KiB can take at the target fraction of the roofline:
+SMs x 4 schedulers x clock / (target rate / 1 KiB), at full issue and at the measured IPC.
+"""
+import argparse
+import csv
+import io
+import re
+from collections import defaultdict
+
+SMS = 132
+# The issue's targets, fractions of the roofline: (valid text, 1 % errors); see kernels.py TARGETS.
+TARGETS = {"validate": (0.80, 0.70), "decode_fused": (0.80, None), "decode_fused_replace": (0.80, 0.70),
+           "decode_utf16_replace": (0.70, 0.70), "repair_replace": (0.85, 0.65), "encode_fused": (0.80, 0.80)}
+
+
+def num(row: dict, key: str) -> float:
+    try:
+        return float(row.get(key, "").replace(",", ""))
+    except ValueError:
+        return float("nan")
+
+
+def launches(log: str) -> dict[str, tuple[str, str, str]]:
+    """ncu's kernel ID -> (input, rate, op) of the marker before it."""
+    owner, at = {}, None
+    for line in open(log, errors="replace"):
+        m = re.match(r"profile: (\S+) (\S+) (\S+)", line)
+        if m:
+            at = m.groups()
+            continue
+        m = re.search(r'==PROF== Profiling "[^"]*"[^-]*- (\d+):', line)
+        if m and at:
+            owner[m.group(1)] = at
+    return owner
+
+
+def raw_rows(path: str) -> list[dict]:
+    lines = [line for line in open(path, errors="replace") if line.startswith('"')]
+    return list(csv.DictReader(io.StringIO("".join([lines[0]] + lines[2:])))) if len(lines) > 2 else []
+
+
+def text_bytes(codec_csv: str) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """(input, rate, op) -> (bytes of text the op's GB/s counts, roofline GB/s)."""
+    out = {}
+    for r in csv.DictReader(open(codec_csv)):
+        gbps, ms = float(r["gbps"]), float(r["median_ms"])
+        out[(r["input"], r["invalid_pct"], r["op"])] = (gbps * ms * 1e6, float(r["roofline_gbps"]))
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--log", required=True, help="stdout of ncu + bench_codec --profile")
+    p.add_argument("--raw", required=True, help="ncu -i REPORT --csv --page raw")
+    p.add_argument("--codec", required=True, help="the run's codec.csv")
+    p.add_argument("--out", required=True, help="CSV to write; the table is printed as markdown")
+    a = p.parse_args()
+    owner, sizes = launches(a.log), text_bytes(a.codec)
+    acc: dict[tuple, dict] = defaultdict(lambda: defaultdict(float))
+    for r in raw_rows(a.raw):
+        key = owner.get(r.get("ID", ""))
+        if not key:
+            continue
+        s = acc[key]
+        inst, cycles = num(r, "smsp__inst_executed.sum"), num(r, "sm__cycles_elapsed.avg")
+        s["inst"] += inst
+        s["ns"] += num(r, "gpu__time_duration.sum")
+        s["cycles"] += cycles
+        s["active"] += num(r, "sm__cycles_active.avg")
+        s["hz"] = max(s["hz"], num(r, "sm__cycles_elapsed.avg.per_second"))
+        s["kernels"] += 1
+    rows = []
+    for (inp, rate, op), s in acc.items():
+        if (inp, rate, op) not in sizes or op not in TARGETS:
+            continue
+        nbytes, roof = sizes[(inp, rate, op)]
+        target = TARGETS[op][0 if float(rate) == 0 else 1]
+        kib = nbytes / 1024
+        per_kib = s["inst"] / kib
+        ipc = s["inst"] / (SMS * s["active"]) if s["active"] else float("nan")  # warp instructions / SM / active cycle
+        hz = s["hz"] or 1.98e9
+        rate_kernels = nbytes / s["ns"]  # GB/s over the kernels' own time
+        row = {"op": op, "input": inp, "invalid_pct": rate, "kernels": int(s["kernels"]),
+               "warp_inst_per_KiB": f"{per_kib:.1f}", "ipc": f"{ipc:.2f}", "sm_clock_GHz": f"{hz / 1e9:.2f}",
+               "kernel_us": f"{s['ns'] / 1e3:.1f}", "of_roofline_kernels_only": f"{rate_kernels / roof:.3f}"}
+        if target:
+            allowed = SMS * 4 * hz / (target * roof * 1e9 / 1024)  # at full issue
+            row.update({"target": f"{target:.2f}", "allowed_full_issue": f"{allowed:.1f}",
+                        "allowed_at_ipc": f"{allowed * ipc / 4:.1f}", "over_at_ipc": f"{per_kib / (allowed * ipc / 4):.2f}",
+                        "over_full_issue": f"{per_kib / allowed:.2f}"})
+        rows.append(row)
+    rows.sort(key=lambda r: (list(TARGETS).index(r["op"]), r["input"], float(r["invalid_pct"])))
+    fields = ["op", "input", "invalid_pct", "kernels", "warp_inst_per_KiB", "ipc", "sm_clock_GHz", "kernel_us",
+              "of_roofline_kernels_only", "target", "allowed_full_issue", "allowed_at_ipc", "over_at_ipc",
+              "over_full_issue"]
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    print("| " + " | ".join(fields) + " |\n|" + "---|" * len(fields))
+    for r in rows:
+        print("| " + " | ".join(str(r.get(k, "")) for k in fields) + " |")
+
+
+if __name__ == "__main__":
+    main()
