@@ -7,7 +7,8 @@ pieces-in-flight windows and one worker fewer, beside `simdutf_files validate`),
 `simdutf_files decode`) and `validate --replace -o /dev/null` (against gutf8's validate).
 Knobs are the CLI's environment variables GUTF8_PIECE_BYTES (a big file's pieces before the
 operation scales them), GUTF8_PIECES_AHEAD (pieces in flight beyond the commit),
-GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time), and any given
+GUTF8_RELEASE_BYTES (how much of a mapped file's pages leave the process at a time), GUTF8_PIECE_GROWTH
+(how far a big file's pieces may double; 1: never), and any given
 with --env (GUTF8_POPULATE=0: each piece's pages faulted in as scanned, not mapped by one call first;
 GUTF8_RESULTS_BATCH: pieces done before the committing thread is woken).
 Rounds are interleaved (every variant once a round); wall clock from process start, files in the

@@ -110,10 +110,12 @@ struct run_config {
   std::shared_ptr<gpu_lane_cache> gpu_lanes;  // lanes to take and give back; null: the run's own
   std::size_t top = 0;            // stats with histogram: code points in each report's top
   std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host;
-                                                    // decode's are a quarter: its output is 4 bytes a character)
+                                                    // decode's are a quarter: its output is 4 bytes a character;
+                                                    // they grow on big files: run_plan::piece_growth)
   std::optional<std::size_t> pieces_ahead;          // pieces in flight beyond the commit; none: the plan's
   std::optional<std::size_t> results_batch;         // a big file's results the committing thread is
                                                     // woken for at once; none: 1 (woken for each)
+  std::optional<std::size_t> piece_growth;          // run_plan::piece_growth; none: the plan's
   // A mapped file's pages leave the process behind the commit this many bytes at a time (each
   // release stops every thread of the process for a moment); the page cache keeps them.
   std::uint64_t release_bytes = std::uint64_t{64} << 20;
@@ -136,6 +138,10 @@ struct run_plan {
   unsigned lanes_per_gpu = 0;
   bool gpu_only = false;           // backend::cuda: the codec runs on GPU lanes alone
   std::uint64_t piece_bytes = 0;   // big files' pieces
+  // ... which grow by doubling, up to this many times, while the file keeps pieces_a_worker pieces
+  // for each worker (1: never; runs with GPU lanes keep piece_bytes)
+  std::uint64_t piece_growth = 1;
+  static constexpr std::uint64_t pieces_a_worker = 16;
   std::uint64_t whole_bytes = 0;   // regular files up to this size are read whole by one worker
   std::uint64_t chunk_bytes = 0;   // stream reads
   std::uint64_t gpu_run_bytes = 0; // what a GPU lane takes of a big file at once
@@ -155,6 +161,8 @@ struct run_plan {
   bool compressed_parts = true;    // ... a compressed file's independent parts on every worker (else in order)
   output_compression output{};     // outputs compressed so
   [[nodiscard]] std::string describe() const;  // one line for --verbose
+  // The nominal piece size of a big file of `total` bytes (piece_bytes, grown by piece_growth).
+  [[nodiscard]] std::uint64_t pieces_of(std::uint64_t total) const noexcept;
 };
 run_plan plan_run(const run_config& config);
 

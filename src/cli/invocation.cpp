@@ -156,7 +156,8 @@ run_config invocation::engine_config(const stream_config& config, std::size_t to
                                                             std::string_view(populate) == "0")
     rc.read = read_method::map_faulted;
   // Tuning knobs for benchmarks (bench/engine_knobs.py): pieces (before decode's quarter), a mapped
-  // file's release step, pieces in flight beyond the commit, results the committer is woken for.
+  // file's release step, pieces in flight beyond the commit, results the committer is woken for,
+  // how far big files' pieces grow.
   if (const char* bytes = std::getenv("GUTF8_PIECE_BYTES"))
     rc.piece_bytes = parse_size(bytes, "GUTF8_PIECE_BYTES", min_chunk_size, max_chunk_size);
   if (const char* release = std::getenv("GUTF8_RELEASE_BYTES"))
@@ -165,6 +166,8 @@ run_config invocation::engine_config(const stream_config& config, std::size_t to
     rc.pieces_ahead = parse_size(ahead, "GUTF8_PIECES_AHEAD", 1, std::size_t{1} << 20);
   if (const char* batch = std::getenv("GUTF8_RESULTS_BATCH"))
     rc.results_batch = parse_size(batch, "GUTF8_RESULTS_BATCH", 1, std::size_t{1} << 20);
+  if (const char* growth = std::getenv("GUTF8_PIECE_GROWTH"))
+    rc.piece_growth = parse_size(growth, "GUTF8_PIECE_GROWTH", 1, 64);
   return rc;
 }
 

@@ -62,7 +62,7 @@ bool reaches(int fd, std::uint64_t end) {
 }
 
 piece_plan plan_of(std::uint64_t total, const run_plan& plan) {
-  return piece_plan{total, std::max<std::uint64_t>(plan.piece_bytes / 4 * 4, 4)};  // UTF-32 cuts at 4
+  return piece_plan{total, std::max<std::uint64_t>(plan.pieces_of(total) / 4 * 4, 4)};  // UTF-32 cuts at 4
 }
 
 opened_input whole_from(std::span<const std::uint8_t> bytes, std::unique_ptr<job_input> in) {

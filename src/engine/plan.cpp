@@ -59,6 +59,10 @@ run_plan plan_run(const run_config& config) {
   // output stays in the worker's cache until its next piece overwrites it, rather than in DRAM.
   const std::uint64_t scale = op == operation::decode ? 4 : 1;
   p.piece_bytes = std::max<std::uint64_t>(config.piece_bytes / scale / 4 * 4, min_bytes);
+  // Fewer, larger pieces on files with many a worker: each piece costs a commit and a mapping call
+  // (bench/results/host_engine_h200.md, session 37). Lanes take runs of plan-sized pieces.
+  if (p.lanes_per_gpu == 0)
+    p.piece_growth = config.piece_growth.value_or(internal::output_width(op) == 0 ? 4 : op == operation::decode ? 2 : 1);
   p.chunk_bytes = config.chunk_bytes;
   p.gpu_run_bytes = internal::output_width(op) == 0 ? std::uint64_t{64} << 20 : std::uint64_t{16} << 20;
   p.pieces = sc.max_listed_errors == 0 && sc.form == text_form::utf32le && !sc.bom;
@@ -92,10 +96,21 @@ run_plan plan_run(const run_config& config) {
   return p;
 }
 
+std::uint64_t run_plan::pieces_of(std::uint64_t total) const noexcept {
+  std::uint64_t piece = piece_bytes;
+  const std::uint64_t wanted = pieces_a_worker * std::max(1u, cpu_workers);
+  for (std::uint64_t grown = 1; grown * 2 <= piece_growth && total / (piece * 2) >= wanted; grown *= 2) piece *= 2;
+  return piece;
+}
+
 std::string run_plan::describe() const {
   std::string text = std::to_string(cpu_workers) + " CPU worker" + (cpu_workers == 1 ? "" : "s");
   text += gpu_only ? " reading inputs" : "";
-  text += "; big files in pieces of " + mib(piece_bytes) + (read != read_method::copy ? " scanned in place" : " copied out");
+  text += "; big files in pieces of " + mib(piece_bytes);
+  if (piece_growth > 1)
+    text += " (doubling to at most " + mib(piece_bytes * piece_growth) + " while each worker keeps " +
+            std::to_string(pieces_a_worker) + ")";
+  text += read != read_method::copy ? " scanned in place" : " copied out";
   text += ", files up to " + mib(whole_bytes) + " read whole, streams read " + mib(chunk_bytes) + " at a time";
   if (!pieces) text += " (each input through one stream: the options need every byte in order)";
   if (!decompress) text += "; compressed inputs read as bytes";

@@ -301,7 +301,10 @@ run_result cpu_worker::process(job& j, const piece_run& run) {
     const std::uint8_t* window = pieces->window(run, scratch_);
     if (op == operation::repair && pieces->in_place())
       if (std::optional<run_result> r = valid_in_place(*pieces, run, window)) return std::move(*r);
-    if (!piece_outputs_) piece_outputs_ = std::make_unique<output_pool>(output_room(op, pieces->plan().max_window()), 0, ordinary_bytes);
+    if (!piece_outputs_) {  // room for the largest pieces any file of the run gets (run_plan::pieces_of)
+      const piece_plan largest{0, run_.plan.piece_bytes * run_.plan.piece_growth};
+      piece_outputs_ = std::make_unique<output_pool>(output_room(op, largest.max_window()), 0, ordinary_bytes);
+    }
     auto [out, release] = output_width(op) == 0 ? std::pair<std::uint8_t*, std::function<void()>>{} : piece_outputs_->acquire();
     piece_outcome o = process_pieces(*processor_, op, run_.config.stream.policy, pieces->plan(), run, window, out,
                                      counts ? pieces->histogram.for_worker(id()) : nullptr);

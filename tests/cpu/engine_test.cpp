@@ -445,7 +445,7 @@ TEST(Engine, FatalFailureKeepsTheOutputBeforeIt) {
   };
   kept_run kept;
   const run_config config = config_for(operation::decode, error_policy::replace, 1000);
-  const std::uint64_t piece = plan_run(config).piece_bytes;  // decode's: a quarter of the config's
+  const std::uint64_t piece = plan_run(config).pieces_of(in.size());  // decode's: from a quarter of the config's
   try {
     internal::run_engine(std::vector{input::file(f0.path()), input::file(f.path())}, config, kept, t);
     ADD_FAILURE() << "the planted failure did not end the run";
@@ -557,6 +557,67 @@ TEST(Engine, PlanSaysWhatTheRunWillDo) {
   EXPECT_NE(p.describe().find("3 CPU workers"), std::string::npos) << p.describe();
   c.piece_bytes = 15;
   EXPECT_THROW(plan_run(c), error);
+}
+
+// A big file's pieces double while every worker keeps 16 or more: up to 4 times for operations
+// without output, twice for decode, never for repair or under GPU lanes (which take runs of pieces
+// of the plan's size).
+TEST(Engine, PiecesGrowOnBigFiles) {
+  run_config c;
+  c.stream.backend = {.backend = backend::cpu, .threads = 4};
+  const std::uint64_t mib = 1 << 20;
+  for (const auto& [op, growth] : {std::pair{operation::validate, 4u}, std::pair{operation::stats, 4u},
+                                   std::pair{operation::decode, 2u}, std::pair{operation::repair, 1u}}) {
+    c.stream.operation = op;
+    const run_plan p = plan_run(c);
+    SCOPED_TRACE(name(op));
+    EXPECT_EQ(p.piece_growth, growth);
+    const std::uint64_t piece = p.piece_bytes, wanted = 16 * 4;
+    EXPECT_EQ(p.pieces_of(3 * mib), piece);
+    EXPECT_EQ(p.pieces_of(wanted * 2 * piece - 1), piece);  // one piece short of doubling
+    EXPECT_EQ(p.pieces_of(wanted * 2 * piece), std::min<std::uint64_t>(2, growth) * piece);
+    EXPECT_EQ(p.pieces_of(std::uint64_t{1} << 40), growth * piece);
+    if (growth > 1) {
+      EXPECT_NE(p.describe().find("doubling to at most"), std::string::npos) << p.describe();
+    }
+  }
+  c.stream.operation = operation::validate;
+  c.piece_growth = 1;  // the caller's choice (the CLI's GUTF8_PIECE_GROWTH)
+  EXPECT_EQ(plan_run(c).pieces_of(std::uint64_t{1} << 40), plan_run(c).piece_bytes);
+  c.piece_growth.reset();
+  c.stream.backend.backend = backend::cuda;  // lanes: no growth
+  EXPECT_EQ(plan_run(c).pieces_of(std::uint64_t{1} << 40), plan_run(c).piece_bytes);
+}
+
+// Grown pieces give the same reports and output as the plan's: errors on and around every grown
+// cut, with output (decode) and without, scanned in place and copied out, several workers.
+TEST(Engine, GrownPiecesEqualOneShot) {
+  auto g = rng(71);
+  for (const auto& [op, p] : {std::pair{operation::validate, error_policy::strict},
+                              std::pair{operation::stats, error_policy::replace},
+                              std::pair{operation::decode, error_policy::replace},
+                              std::pair{operation::decode, error_policy::strict}}) {
+    run_config c = config_for(op, p, 64);
+    c.stream.backend.threads = 3;
+    const run_plan plan = plan_run(c);
+    std::string in = random_text(g, 3 * 16 * plan.piece_bytes * plan.piece_growth * 2 + 37, 0.0);
+    const std::uint64_t grown = plan.pieces_of(in.size());
+    ASSERT_EQ(grown, plan.piece_bytes * plan.piece_growth);
+    for (std::uint64_t cut = grown; cut + 2 < in.size(); cut += grown * 7) in[cut - 1 + g() % 3] = '\xC3';
+    const outcome whole = one_shot(op, p, in);
+    // First a file in pieces of the plan's size: a worker's output buffers must fit the grown ones.
+    const std::string small = random_text(g, 5 * plan.piece_bytes + 3, 0.01);
+    ASSERT_EQ(plan.pieces_of(small.size()), plan.piece_bytes);
+    const temp_file f(in), f0(small);
+    for (const read_method read : {read_method::map, read_method::copy}) {
+      SCOPED_TRACE(testing::Message() << name(op) << '/' << name(p) << (read == read_method::map ? ", map" : ", copy"));
+      c.read = read;
+      const kept_run r = run_inputs({input::file(f0.path()), input::file(f.path()), input::file(f.path())}, c);
+      EXPECT_TRUE(same(got_of(r, 0), one_shot(op, p, small)));
+      EXPECT_TRUE(same(got_of(r, 1), whole));
+      EXPECT_TRUE(same(got_of(r, 2), whole));
+    }
+  }
 }
 
 }  // namespace
