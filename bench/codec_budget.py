@@ -4,7 +4,7 @@
 Input: one `bench_codec --profile` run under `ncu --profile-from-start off` (its stdout, where each
 op's "profile: INPUT RATE OP" marker is followed by ncu's "==PROF== Profiling" lines for that op's
 launches), the raw metrics of the report (`ncu -i R --csv --page raw`) and the run's codec.csv
-(rooflines, text bytes). Per op, input and error rate: warp instructions a KiB of text over all the
+(text and moved bytes) with the copy and read rates of a run without the profiler. Per op, input and error rate: warp instructions a KiB of text over all the
 op's kernels, their IPC, and the most a KiB can take at the target fraction of the roofline:
 SMs x 4 schedulers x clock / (target rate / 1 KiB), at full issue and at the measured IPC.
 """
@@ -41,18 +41,46 @@ def launches(log: str) -> dict[str, tuple[str, str, str]]:
     return owner
 
 
+# ncu's units for the two metrics whose unit it picks by size: to nanoseconds and to hertz.
+SCALE = {"gpu__time_duration.sum": {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6},
+         "sm__cycles_elapsed.avg.per_second": {"hz": 1, "khz": 1e3, "mhz": 1e6, "ghz": 1e9, "cycle/second": 1,
+                                               "cycle/usecond": 1e6, "cycle/nsecond": 1e9}}
+
+
 def raw_rows(path: str) -> list[dict]:
+    """The report's rows, the timed metrics in nanoseconds and hertz (the second line holds the units)."""
     lines = [line for line in open(path, errors="replace") if line.startswith('"')]
-    return list(csv.DictReader(io.StringIO("".join([lines[0]] + lines[2:])))) if len(lines) > 2 else []
+    if len(lines) < 3:
+        return []
+    units = next(csv.reader([lines[1]]))
+    rows = list(csv.DictReader(io.StringIO("".join([lines[0]] + lines[2:]))))
+    header = next(csv.reader([lines[0]]))
+    for key, table in SCALE.items():
+        if key not in header:
+            continue
+        factor = table[units[header.index(key)].strip().lower()]
+        for r in rows:
+            r[key] = str(num(r, key) * factor)
+    return rows
 
 
-def text_bytes(codec_csv: str) -> dict[tuple[str, str, str], tuple[float, float]]:
-    """(input, rate, op) -> (bytes of text the op's GB/s counts, roofline GB/s)."""
+def text_bytes(codec_csv: str, copy_gbps: float, read_gbps: float) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """(input, rate, op) -> (bytes of text the op's GB/s counts, roofline GB/s at the given rates: the
+    read rate for validate, which only reads, the copy rate for the others)."""
     out = {}
     for r in csv.DictReader(open(codec_csv)):
-        gbps, ms = float(r["gbps"]), float(r["median_ms"])
-        out[(r["input"], r["invalid_pct"], r["op"])] = (gbps * ms * 1e6, float(r["roofline_gbps"]))
+        text, moved = float(r["text_bytes"]), float(r["moved_bytes"])
+        rate = read_gbps if r["op"].startswith("validate") else copy_gbps
+        out[(r["input"], r["invalid_pct"], r["op"])] = (text, text * rate / moved)
     return out
+
+
+def calibration(log: str) -> tuple[float, float]:
+    """The copy and read rates a bench_codec run without the profiler printed."""
+    m = re.search(r"copy rate \(read\+write\): ([\d.]+) GB/s\s+read rate: ([\d.]+) GB/s", open(log).read())
+    if not m:
+        raise SystemExit(f"{log}: no copy and read rates")
+    return float(m.group(1)), float(m.group(2))
 
 
 def main() -> None:
@@ -60,9 +88,11 @@ def main() -> None:
     p.add_argument("--log", required=True, help="stdout of ncu + bench_codec --profile")
     p.add_argument("--raw", required=True, help="ncu -i REPORT --csv --page raw")
     p.add_argument("--codec", required=True, help="the run's codec.csv")
+    p.add_argument("--calibration", required=True, help="stdout of bench_codec without the profiler (its rates)")
     p.add_argument("--out", required=True, help="CSV to write; the table is printed as markdown")
     a = p.parse_args()
-    owner, sizes = launches(a.log), text_bytes(a.codec)
+    copy_gbps, read_gbps = calibration(a.calibration)
+    owner, sizes = launches(a.log), text_bytes(a.codec, copy_gbps, read_gbps)
     acc: dict[tuple, dict] = defaultdict(lambda: defaultdict(float))
     for r in raw_rows(a.raw):
         key = owner.get(r.get("ID", ""))

@@ -262,6 +262,7 @@ struct row {
   std::string op;
   double ms = 0;
   double gbps = 0;        // UTF-8 input bytes / time
+  double text = 0;        // bytes GB/s counts (UTF-8 text: the input, or the encoders' output)
   double moved = 0;       // bytes the op must read + write
   double roofline = 0;    // input GB/s at the copy rate (read-only ops: at the read rate)
   double fraction = 0;
@@ -431,6 +432,7 @@ int main(int argc, char** argv) {
           r.ms = t.median_ms;
           r.gbps = nn / (t.median_ms * 1e6);
           r.moved = moved;
+          r.text = nn;
           r.roofline = nn / (moved / (read_only(op) ? read_gbps : copy_gbps));
           r.fraction = r.gbps / r.roofline;
           rows.push_back(r);
@@ -558,6 +560,7 @@ int main(int argc, char** argv) {
                 return dv::encode(t, b, u32in, u32n, enc, sm, error_policy::strict, true, v, s);
               }));
           row& r = rows[before];
+          r.text = replaced_bytes;
           r.gbps = replaced_bytes / (r.ms * 1e6);
           r.roofline = replaced_bytes / ((u32_bytes + replaced_bytes) / copy_gbps);
           r.fraction = r.gbps / r.roofline;
@@ -575,12 +578,12 @@ int main(int argc, char** argv) {
     {
       std::ofstream csv(std::filesystem::path(out_dir) / "codec.csv");
       csv << "gpu,commit,date,size_mib,copy_gbps,input,invalid_pct,op,median_ms,gbps,roofline_gbps,"
-             "fraction,read_gbps\n";
+             "fraction,read_gbps,text_bytes,moved_bytes\n";
       for (const row& r : rows)
         csv << '"' << prop.name << "\"," << commit << ',' << date << ',' << size_mib << ','
             << fmt(copy_gbps) << ',' << r.input << ',' << fmt(100 * r.invalid, 1) << ',' << r.op << ','
             << fmt(r.ms, 4) << ',' << fmt(r.gbps) << ',' << fmt(r.roofline) << ',' << fmt(r.fraction, 3)
-            << ',' << fmt(read_gbps) << '\n';
+            << ',' << fmt(read_gbps) << ',' << fmt(r.text, 0) << ',' << fmt(r.moved, 0) << '\n';
     }
     std::ostringstream md;
     md << "# gutf8 device codec benchmark\n\n"

@@ -239,6 +239,9 @@ BUDGET_METRICS = ("smsp__inst_executed.sum,gpu__time_duration.sum,sm__cycles_ela
            "instructions a KiB against the issue budget at the op's target (bench/codec_budget.py): budget.csv")
 def budget(ctx: Context) -> Outcome:
     tool, report, bench_out = ctx.tool("ncu"), ctx.logs / "budget", ctx.logs / "budget_bench"
+    # The copy and read rates without the profiler attached (it slows the read kernel): no input, no op.
+    ctx.run("budget_calibration", [ctx.bundle / "bench/bench_codec", "--inputs", "none", "--runs", "20", "--out",
+                                   ctx.logs / "budget_calibration"], 60, stdout=ctx.logs / "budget_calibration.txt")
     step = ctx.run("budget_ncu", [tool, "--clock-control", "none", "--profile-from-start", "off", "--metrics",
                                   BUDGET_METRICS, "--export", report, "-f", ctx.bundle / "bench/bench_codec", "--profile",
                                   "--quick", "--size", "64", "--runs", "10", "--ops", BUDGET_OPS, "--out", bench_out],
@@ -249,6 +252,7 @@ def budget(ctx: Context) -> Outcome:
             stdout=ctx.logs / "budget_raw.csv")
     table = ctx.run("budget_table", ["python3", ROOT / "bench/codec_budget.py", "--log", ctx.logs / "budget_stdout.log",
                                      "--raw", ctx.logs / "budget_raw.csv", "--codec", bench_out / "codec.csv",
+                                     "--calibration", ctx.logs / "budget_calibration.txt",
                                      "--out", ctx.out / "budget.csv"], 60, stdout=ctx.out / "budget.md")
     text = (ctx.out / "budget.md").read_text() if table.ok else ""
     rows = max(0, text.count("\n") - 2)
