@@ -12,6 +12,9 @@ Cases (--cases, comma-separated):
   pipe     `cat FILE | gutf8 validate` against `cat FILE | wc -c`
   fixed    each tool's cost beyond its bytes: a run over a one-line file (process start, threads, exit),
            gutf8 at 1 and all threads beside simdutf, `gutf8 --version`, and gutf8 through `bash -c`
+  phases   where a big-file validate's wall time goes, at all threads: gutf8's own `--verbose` times
+           (the library's run, the CLI's total) and simdutf's own (main to its threads joined) beside
+           each run's wall time, interleaved
   python   gutf8.validate_file against the CLI, gutf8.validate_files over the small files against isutf8 -l
 
 Inputs are made under --work from the bundled samples (corpus/make_corpus.py tile, then repeated),
@@ -25,6 +28,7 @@ import csv
 import math
 import os
 import random
+import re
 import shlex
 import statistics
 import subprocess
@@ -210,6 +214,32 @@ def fixed_case(a, rec: Recorder) -> None:
     rec.add("fixed", "bash -c 'gutf8 validate'", label, a.threads, 0, m, runs)
 
 
+def phases_case(a, rec: Recorder, files: list[tuple[str, str]]) -> None:
+    """Wall time against each tool's own account of it: what lies outside the work."""
+    got = re.compile(r"read and process ([\d.]+) s.* in ([\d.]+) s,")
+    for label, path in files:
+        size = os.path.getsize(path)
+        walls: dict[str, list[float]] = {k: [] for k in ("gutf8 wall", "gutf8 run", "gutf8 total", "simdutf wall",
+                                                          "simdutf own")}
+        for _ in range(max(a.reps, 11)):
+            t0 = time.perf_counter()
+            p = subprocess.run([a.gutf8, "validate", "--verbose", "--backend=cpu", "--threads", str(a.threads), path],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            walls["gutf8 wall"].append(time.perf_counter() - t0)
+            m = got.search(p.stderr)
+            if m:
+                walls["gutf8 run"].append(float(m.group(1)))
+                walls["gutf8 total"].append(float(m.group(2)))
+            if a.simdutf:
+                t0 = time.perf_counter()
+                q = subprocess.run([a.simdutf, "validate", path, str(a.threads)], capture_output=True, text=True)
+                walls["simdutf wall"].append(time.perf_counter() - t0)
+                walls["simdutf own"].append(float(q.stdout.split()[2]))
+        for tool, runs in walls.items():
+            if runs:
+                rec.add("phases", tool, label, a.threads, size, statistics.median(runs), runs)
+
+
 def pipe_case(a, rec: Recorder, path: str, label: str) -> None:
     size = os.path.getsize(path)
     m, runs, _ = timed(f"cat {shlex.quote(path)} | wc -c", a.reps)
@@ -272,7 +302,7 @@ def main() -> int:
     kinds = [k.split(":") for k in a.kinds.split(",")]
     sizes = [parse_size(s) for s in a.sizes.split(",")]
     big = [(f"{label} {s >> 30} GiB", text_file(a.work, kind, s)) for s in sizes for kind, label in kinds] \
-        if {"big", "scaling", "pipe", "python"} & set(cases) else []
+        if {"big", "scaling", "pipe", "python", "phases"} & set(cases) else []
     names = small_files(a.work, a.small) if {"small", "python"} & set(cases) else []
     if big:  # the page cache holds every input before the first timing
         subprocess.run(["cat", *[f for _, f in big]], stdout=subprocess.DEVNULL, check=True)
@@ -280,6 +310,8 @@ def main() -> int:
         fixed_case(a, rec)
     if "big" in cases:
         big_case(a, rec, big)
+    if "phases" in cases:
+        phases_case(a, rec, big)
     if "scaling" in cases:
         scaling_case(a, rec, big[0][1], big[0][0])
     if "small" in cases:
