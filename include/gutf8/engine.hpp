@@ -111,11 +111,14 @@ struct run_config {
   std::size_t top = 0;            // stats with histogram: code points in each report's top
   std::size_t piece_bytes = std::size_t{2} << 20;   // a big file's pieces (a core's L2 on the GPU host;
                                                     // decode's are a quarter: its output is 4 bytes a character;
-                                                    // they grow on big files: run_plan::piece_growth)
+                                                    // decode's grow on big files: run_plan::piece_growth)
   std::optional<std::size_t> pieces_ahead;          // pieces in flight beyond the commit; none: the plan's
   std::optional<std::size_t> results_batch;         // a big file's results the committing thread is
                                                     // woken for at once; none: 1 (woken for each)
-  std::optional<std::size_t> piece_growth;          // run_plan::piece_growth; none: the plan's
+  // How many times a big file's pieces may grow (1 to 64, rounded down to a power of two; none: 2
+  // for decode, else 1). Ignored where GPU lanes share the run. Each piece in flight holds its pages:
+  // the window of pieces in flight grows with them.
+  std::optional<std::size_t> piece_growth;
   // A mapped file's pages leave the process behind the commit this many bytes at a time (each
   // release stops every thread of the process for a moment); the page cache keeps them.
   std::uint64_t release_bytes = std::uint64_t{64} << 20;
@@ -138,8 +141,8 @@ struct run_plan {
   unsigned lanes_per_gpu = 0;
   bool gpu_only = false;           // backend::cuda: the codec runs on GPU lanes alone
   std::uint64_t piece_bytes = 0;   // big files' pieces
-  // ... which grow by doubling, up to this many times, while the file keeps pieces_a_worker pieces
-  // for each worker (1: never; runs with GPU lanes keep piece_bytes)
+  // ... which double while the file keeps pieces_a_worker pieces for each worker, until they are
+  // this many times piece_bytes (a power of two; 1: never, as in runs with GPU lanes)
   std::uint64_t piece_growth = 1;
   static constexpr std::uint64_t pieces_a_worker = 16;
   std::uint64_t whole_bytes = 0;   // regular files up to this size are read whole by one worker

@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <thread>
 
@@ -19,6 +20,7 @@ namespace {
 constexpr std::size_t min_bytes = 16;             // the smallest piece or chunk (a unit cut needs 3 bytes each side)
 constexpr int max_gpus = 16;                      // lanes made for --device all
 constexpr std::size_t most_open_inputs = 1024;    // beyond this, more open inputs buy nothing
+constexpr std::size_t max_piece_growth = 64;
 
 // Inputs that may be open at once: what the descriptor limit leaves after the standard streams,
 // an output, CUDA's own and one transient descriptor a worker.
@@ -40,6 +42,8 @@ std::string mib(std::uint64_t bytes) {
 run_plan plan_run(const run_config& config) {
   if (config.piece_bytes < min_bytes || config.chunk_bytes < min_bytes)
     throw error(errc::invalid_argument, "pieces and chunks must be at least 16 bytes");
+  if (config.piece_growth && (*config.piece_growth == 0 || *config.piece_growth > max_piece_growth))
+    throw error(errc::invalid_argument, "piece growth must be 1 to " + std::to_string(max_piece_growth));
   const stream_config& sc = config.stream;
   const operation op = sc.operation;
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -59,10 +63,12 @@ run_plan plan_run(const run_config& config) {
   // output stays in the worker's cache until its next piece overwrites it, rather than in DRAM.
   const std::uint64_t scale = op == operation::decode ? 4 : 1;
   p.piece_bytes = std::max<std::uint64_t>(config.piece_bytes / scale / 4 * 4, min_bytes);
-  // Fewer, larger pieces on files with many a worker: each piece costs a commit and a mapping call
-  // (bench/results/host_engine_h200.md, session 37). Lanes take runs of plan-sized pieces.
+  // Decode's pieces double on files with many a worker: fewer commits, their outputs still near a
+  // core's cache. Validate's would gain as much but hold 4x the pages in its wide window of pieces,
+  // which a narrower one loses again (bench/results/host_engine_h200.md, session 37). Lanes take
+  // runs of plan-sized pieces.
   if (p.lanes_per_gpu == 0)
-    p.piece_growth = config.piece_growth.value_or(internal::output_width(op) == 0 ? 4 : op == operation::decode ? 2 : 1);
+    p.piece_growth = std::bit_floor(config.piece_growth.value_or(op == operation::decode ? 2 : 1));
   p.chunk_bytes = config.chunk_bytes;
   p.gpu_run_bytes = internal::output_width(op) == 0 ? std::uint64_t{64} << 20 : std::uint64_t{16} << 20;
   p.pieces = sc.max_listed_errors == 0 && sc.form == text_form::utf32le && !sc.bom;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "check.hpp"
@@ -44,6 +45,7 @@ run_config config_for(operation op, error_policy p, std::uint64_t piece_bytes, r
   c.stream.policy = p;
   c.stream.backend.backend = backend::cpu;
   c.piece_bytes = piece_bytes;
+  c.piece_growth = 1;  // pieces of exactly this size on any machine (GrownPieces* tests grow them)
   c.chunk_bytes = std::max<std::uint64_t>(piece_bytes, 16);
   c.read = read;
   return c;
@@ -559,32 +561,35 @@ TEST(Engine, PlanSaysWhatTheRunWillDo) {
   EXPECT_THROW(plan_run(c), error);
 }
 
-// A big file's pieces double while every worker keeps 16 or more: up to 4 times for operations
-// without output, twice for decode, never for repair or under GPU lanes (which take runs of pieces
-// of the plan's size).
+// A big file's pieces double while every worker keeps 16 or more: up to twice for decode by
+// default, as far as the caller allows otherwise (a power of two, 1 to 64), never under GPU lanes
+// (which take runs of pieces of the plan's size).
 TEST(Engine, PiecesGrowOnBigFiles) {
   run_config c;
   c.stream.backend = {.backend = backend::cpu, .threads = 4};
   const std::uint64_t mib = 1 << 20;
-  for (const auto& [op, growth] : {std::pair{operation::validate, 4u}, std::pair{operation::stats, 4u},
-                                   std::pair{operation::decode, 2u}, std::pair{operation::repair, 1u}}) {
+  for (const auto& [op, growth, asked] :
+       {std::tuple{operation::validate, 1u, std::optional<std::size_t>{}}, std::tuple{operation::stats, 1u, std::optional<std::size_t>{}},
+        std::tuple{operation::decode, 2u, std::optional<std::size_t>{}}, std::tuple{operation::repair, 1u, std::optional<std::size_t>{}},
+        std::tuple{operation::validate, 4u, std::optional<std::size_t>{4}}, std::tuple{operation::decode, 2u, std::optional<std::size_t>{3}}}) {
     c.stream.operation = op;
+    c.piece_growth = asked;
     const run_plan p = plan_run(c);
-    SCOPED_TRACE(name(op));
+    SCOPED_TRACE(testing::Message() << name(op) << ", asked " << asked.value_or(0));
     EXPECT_EQ(p.piece_growth, growth);
     const std::uint64_t piece = p.piece_bytes, wanted = 16 * 4;
     EXPECT_EQ(p.pieces_of(3 * mib), piece);
     EXPECT_EQ(p.pieces_of(wanted * 2 * piece - 1), piece);  // one piece short of doubling
     EXPECT_EQ(p.pieces_of(wanted * 2 * piece), std::min<std::uint64_t>(2, growth) * piece);
     EXPECT_EQ(p.pieces_of(std::uint64_t{1} << 40), growth * piece);
-    if (growth > 1) {
-      EXPECT_NE(p.describe().find("doubling to at most"), std::string::npos) << p.describe();
-    }
+    EXPECT_EQ(p.describe().find("doubling to at most") != std::string::npos, growth > 1) << p.describe();
   }
-  c.stream.operation = operation::validate;
-  c.piece_growth = 1;  // the caller's choice (the CLI's GUTF8_PIECE_GROWTH)
-  EXPECT_EQ(plan_run(c).pieces_of(std::uint64_t{1} << 40), plan_run(c).piece_bytes);
-  c.piece_growth.reset();
+  c.stream.operation = operation::decode;
+  for (const std::size_t bad : {std::size_t{0}, std::size_t{65}}) {
+    c.piece_growth = bad;
+    EXPECT_THROW(plan_run(c), error) << bad;
+  }
+  c.piece_growth = 4;
   c.stream.backend.backend = backend::cuda;  // lanes: no growth
   EXPECT_EQ(plan_run(c).pieces_of(std::uint64_t{1} << 40), plan_run(c).piece_bytes);
 }
@@ -599,6 +604,7 @@ TEST(Engine, GrownPiecesEqualOneShot) {
                               std::pair{operation::decode, error_policy::strict}}) {
     run_config c = config_for(op, p, 64);
     c.stream.backend.threads = 3;
+    c.piece_growth = 4;
     const run_plan plan = plan_run(c);
     std::string in = random_text(g, 3 * 16 * plan.piece_bytes * plan.piece_growth * 2 + 37, 0.0);
     const std::uint64_t grown = plan.pieces_of(in.size());
