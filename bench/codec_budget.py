@@ -4,20 +4,20 @@
 Input: one `bench_codec --profile` run under `ncu --profile-from-start off` (its stdout, where each
 op's "profile: INPUT RATE OP" marker is followed by ncu's "==PROF== Profiling" lines for that op's
 launches), the raw metrics of the report (`ncu -i R --csv --page raw`) and the run's codec.csv
-(text and moved bytes) with the copy and read rates of a run without the profiler. Per op, input and error rate: warp instructions a KiB of text over all the
-op's kernels, their IPC, and the most a KiB can take at the target fraction of the roofline:
+(text and moved bytes) with the copy and read rates of a run without the profiler, and each row's
+target (the driver's, scripts/gpu/devrun/kernels.py goal()). Per op, input and error rate: warp
+instructions a KiB of text over all the op's kernels, their IPC, and the most a KiB can take at the
+target fraction of the roofline:
 SMs x 4 schedulers x clock / (target rate / 1 KiB), at full issue and at the measured IPC.
 """
 import argparse
 import csv
 import io
+import json
 import re
 from collections import defaultdict
 
 SMS = 132
-# The issue's targets, fractions of the roofline: (valid text, 1 % errors); see kernels.py TARGETS.
-TARGETS = {"validate": (0.80, 0.70), "decode_fused": (0.80, None), "decode_fused_replace": (0.80, 0.70),
-           "decode_utf16_replace": (0.70, 0.70), "repair_replace": (0.85, 0.65), "encode_fused": (0.80, 0.80)}
 
 
 def num(row: dict, key: str) -> float:
@@ -89,8 +89,12 @@ def main() -> None:
     p.add_argument("--raw", required=True, help="ncu -i REPORT --csv --page raw")
     p.add_argument("--codec", required=True, help="the run's codec.csv")
     p.add_argument("--calibration", required=True, help="stdout of bench_codec without the profiler (its rates)")
+    p.add_argument("--targets", required=True,
+                   help="JSON: op -> input -> invalid_pct (as in codec.csv) -> target fraction or null; ops in table order")
     p.add_argument("--out", required=True, help="CSV to write; the table is printed as markdown")
     a = p.parse_args()
+    with open(a.targets) as f:
+        targets = json.load(f)
     copy_gbps, read_gbps = calibration(a.calibration)
     owner, sizes = launches(a.log), text_bytes(a.codec, copy_gbps, read_gbps)
     acc: dict[tuple, dict] = defaultdict(lambda: defaultdict(float))
@@ -99,23 +103,21 @@ def main() -> None:
         if not key:
             continue
         s = acc[key]
-        inst, cycles = num(r, "smsp__inst_executed.sum"), num(r, "sm__cycles_elapsed.avg")
-        s["inst"] += inst
+        s["inst"] += num(r, "smsp__inst_executed.sum")
         s["ns"] += num(r, "gpu__time_duration.sum")
-        s["cycles"] += cycles
         s["active"] += num(r, "sm__cycles_active.avg")
         s["hz"] = max(s["hz"], num(r, "sm__cycles_elapsed.avg.per_second"))
         s["kernels"] += 1
     rows = []
     for (inp, rate, op), s in acc.items():
-        if (inp, rate, op) not in sizes or op not in TARGETS:
+        if (inp, rate, op) not in sizes or op not in targets:
             continue
         nbytes, roof = sizes[(inp, rate, op)]
-        target = TARGETS[op][0 if float(rate) == 0 else 1]
+        target = targets[op].get(inp, {}).get(rate)
         kib = nbytes / 1024
         per_kib = s["inst"] / kib
         ipc = s["inst"] / (SMS * s["active"]) if s["active"] else float("nan")  # warp instructions / SM / active cycle
-        hz = s["hz"] or 1.98e9
+        hz = s["hz"]
         rate_kernels = nbytes / s["ns"]  # GB/s over the kernels' own time
         row = {"op": op, "input": inp, "invalid_pct": rate, "kernels": int(s["kernels"]),
                "warp_inst_per_KiB": f"{per_kib:.1f}", "ipc": f"{ipc:.2f}", "sm_clock_GHz": f"{hz / 1e9:.2f}",
@@ -126,7 +128,7 @@ def main() -> None:
                         "allowed_at_ipc": f"{allowed * ipc / 4:.1f}", "over_at_ipc": f"{per_kib / (allowed * ipc / 4):.2f}",
                         "over_full_issue": f"{per_kib / allowed:.2f}"})
         rows.append(row)
-    rows.sort(key=lambda r: (list(TARGETS).index(r["op"]), r["input"], float(r["invalid_pct"])))
+    rows.sort(key=lambda r: (list(targets).index(r["op"]), r["input"], float(r["invalid_pct"])))
     fields = ["op", "input", "invalid_pct", "kernels", "warp_inst_per_KiB", "ipc", "sm_clock_GHz", "kernel_us",
               "of_roofline_kernels_only", "target", "allowed_full_issue", "allowed_at_ipc", "over_at_ipc",
               "over_full_issue"]
