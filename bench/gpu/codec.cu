@@ -230,28 +230,18 @@ struct timing {
 // `ncu --profile-from-start off` sees exactly that call's launches.
 timing measure(int runs, cudaStream_t s, const std::function<cudaError_t()>& body, bool profile = false) {
   gutf8::cuda::event a, b;
-  if (profile) {
-    check(body(), "warm-up");
-    check(cudaStreamSynchronize(s), "warm-up sync");
-    check(cudaProfilerStart(), "cudaProfilerStart");
-    a.record(s);
-    check(body(), "profiled run");
-    b.record(s);
-    b.synchronize();
-    check(cudaProfilerStop(), "cudaProfilerStop");
-    const double ms = b.elapsed_since(a);
-    return {ms, ms};
-  }
-  for (int i = 0; i < 3; ++i) check(body(), "warm-up");
+  for (int i = 0; i < (profile ? 1 : 3); ++i) check(body(), "warm-up");
   check(cudaStreamSynchronize(s), "warm-up sync");
+  if (profile) check(cudaProfilerStart(), "cudaProfilerStart");
   std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
+  for (int i = 0; i < (profile ? 1 : runs); ++i) {
     a.record(s);
     check(body(), "timed run");
     b.record(s);
     b.synchronize();
     ms.push_back(b.elapsed_since(a));
   }
+  if (profile) check(cudaProfilerStop(), "cudaProfilerStop");
   std::sort(ms.begin(), ms.end());
   return {ms[ms.size() / 2], ms.front()};
 }
